@@ -1,0 +1,76 @@
+// Host API of the CUDA stencil library: the mechanism table and the launch function.
+// Plain C++ (no CUDA headers): the app and the tests include this, never a .cuh.
+#pragma once
+
+#include "filter_spec.hpp"
+#include "image.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tl::cuda {
+
+// One value per way of moving a tile from global to shared memory.
+enum class Mechanism { Global, Texture, Smem, Ldgsts, Tma, TmaWs, Cluster };
+
+// Tunables a mechanism may use; each mechanism documents which it reads.
+struct Policy {
+    int block_x = 32;     // threads per block in x
+    int block_y = 8;      // threads per block in y
+    int tile_w = 64;      // output tile width in pixels
+    int tile_h = 32;      // output tile height in pixels
+    int stages = 2;       // pipeline depth for ldgsts / tma / tma_ws (1..4)
+    bool tma_store = false;  // tma: write the output tile with a TMA store
+    int cluster_size = 2;    // cluster: CTAs per cluster (along y)
+    bool gaussian_fused = false;  // Gaussian: single-pass 2D instead of two separable passes
+};
+
+// A device-side image: pointer in device memory (or a CUDA array for Texture, see launch()).
+struct DeviceImage {
+    void* data = nullptr;
+    std::size_t pitch = 0;  // bytes; most mechanisms need a multiple of 16
+    int width = 0;
+    int height = 0;
+    PixelFormat format = PixelFormat::RGBA8;
+};
+
+// Readable outcome of a capability check or a launch: ok, or refused with a reason.
+struct Result {
+    bool ok = true;
+    std::string reason;  // empty when ok
+    static Result success() { return {}; }
+    static Result fail(std::string why) { return {false, std::move(why)}; }
+    explicit operator bool() const { return ok; }
+};
+
+// One row of the table that drives the UI, the command line, the benchmark and the tests.
+struct MechanismInfo {
+    Mechanism mechanism;
+    std::string_view name;         // command-line name: "global", "tma", ...
+    std::string_view label;        // UI label
+    int min_cc_major, min_cc_minor;
+    std::string_view instruction;  // the SASS instruction this mechanism is built on ("LDGSTS", "UTMALDG", ...); empty for none
+    std::string_view explanation;  // a paragraph for the explain panel: what moves the bytes and what it costs
+};
+
+std::span<const MechanismInfo> mechanism_infos();
+const MechanismInfo& mechanism_info(Mechanism m);
+std::optional<Mechanism> parse_mechanism(std::string_view name);
+
+// Whether a CUDA device is usable in this process; the reason says why not
+// ("CUDA unavailable: no NVIDIA driver (cudaErrorInsufficientDriver)", "built without CUDA").
+Result cuda_status();
+
+// Whether the current device can run this mechanism with this filter / format / policy.
+Result can_run(Mechanism m, const FilterParams& params, PixelFormat format, const Policy& policy);
+
+// Runs one stencil filter src -> dst on `stream` (a cudaStream_t, passed as void*).
+// Everything is checked before any launch (sizes, pointers, pitch alignment, parameters,
+// capability); a refusal returns the reason and launches nothing. A CUDA error after the
+// launch is returned with the kernel's name. src and dst must not overlap.
+Result launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
+              const DeviceImage& src, const DeviceImage& dst, void* stream);
+
+} // namespace tl::cuda
