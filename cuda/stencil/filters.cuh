@@ -1,0 +1,189 @@
+// Device-side filter functors, pixel load/store and border folding shared by every mechanism.
+// A filter is a functor with a radius and operator()(window) -> float4, where window(dx, dy)
+// returns the neighbour (dx, dy) in [0,1] units (RGBA). Kernels are templates over
+// <Filter, Pixel>; the border mode and the radius of Box/Gaussian are runtime values.
+#pragma once
+
+#include "filter_spec.hpp"
+#include "stencil_api.hpp"
+
+#include <cuda_runtime.h>
+#include <cstdint>
+
+namespace tl::cuda::dev {
+
+// ---- pixels ---------------------------------------------------------------------------------
+// RGBA8 is one uint32 per pixel (R lowest byte); RGBA32F is one float4.
+struct PixelRGBA8 {
+    using Storage = std::uint32_t;
+    static constexpr PixelFormat format = PixelFormat::RGBA8;
+    __device__ __forceinline__ static float4 to_float(Storage v) {
+        constexpr float s = 1.0f / 255.0f;
+        return make_float4(float(v & 0xffu) * s, float((v >> 8) & 0xffu) * s, float((v >> 16) & 0xffu) * s,
+                           float(v >> 24) * s);
+    }
+    __device__ __forceinline__ static std::uint32_t q(float v) {
+        return static_cast<std::uint32_t>(__saturatef(v) * 255.0f + 0.5f);
+    }
+    __device__ __forceinline__ static Storage from_float(float4 c) {
+        return q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (q(c.w) << 24);
+    }
+    __device__ __forceinline__ static Storage zero() { return 0u; }
+};
+
+struct PixelRGBA32F {
+    using Storage = float4;
+    static constexpr PixelFormat format = PixelFormat::RGBA32F;
+    __device__ __forceinline__ static float4 to_float(Storage v) { return v; }
+    __device__ __forceinline__ static Storage from_float(float4 c) { return c; }
+    __device__ __forceinline__ static Storage zero() { return make_float4(0.f, 0.f, 0.f, 0.f); }
+};
+
+template <class Pixel>
+__device__ __forceinline__ const typename Pixel::Storage* row_ptr(const void* base, std::size_t pitch, int y) {
+    return reinterpret_cast<const typename Pixel::Storage*>(static_cast<const char*>(base) + pitch * std::size_t(y));
+}
+template <class Pixel>
+__device__ __forceinline__ typename Pixel::Storage* row_ptr(void* base, std::size_t pitch, int y) {
+    return reinterpret_cast<typename Pixel::Storage*>(static_cast<char*>(base) + pitch * std::size_t(y));
+}
+
+// Reads pixel (x, y) of a global image with the border rule applied (any x, y).
+template <class Pixel>
+__device__ __forceinline__ typename Pixel::Storage load_bordered(const void* base, std::size_t pitch, int w, int h,
+                                                                 int x, int y, Border border) {
+    const int fx = fold_coord(x, w, border);
+    const int fy = fold_coord(y, h, border);
+    if (fx < 0 || fy < 0) return Pixel::zero();
+    return row_ptr<Pixel>(base, pitch, fy)[fx];
+}
+
+__device__ __forceinline__ float4 operator+(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+__device__ __forceinline__ float4 operator-(float4 a, float4 b) { return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w); }
+__device__ __forceinline__ float4 operator*(float s, float4 a) { return make_float4(s * a.x, s * a.y, s * a.z, s * a.w); }
+__device__ __forceinline__ void fma_into(float4& acc, float w, float4 p) {
+    acc.x = fmaf(w, p.x, acc.x); acc.y = fmaf(w, p.y, acc.y); acc.z = fmaf(w, p.z, acc.z);
+}
+__device__ __forceinline__ float4 with_alpha(float4 rgb, float a) { return make_float4(rgb.x, rgb.y, rgb.z, a); }
+
+// ---- filters --------------------------------------------------------------------------------
+// Semantics match tl::reference_filter (cuda/reference.hpp): RGB filtered, alpha from centre.
+
+struct BoxFilter {
+    int radius;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int dy = -radius; dy <= radius; ++dy)
+            for (int dx = -radius; dx <= radius; ++dx) fma_into(acc, 1.0f, w(dx, dy));
+        const float n = float((2 * radius + 1) * (2 * radius + 1));
+        return with_alpha((1.0f / n) * acc, w(0, 0).w);
+    }
+};
+
+// 2D application of the separable Gaussian (the fused single-pass form); weights normalised.
+struct GaussianFilter {
+    int radius;
+    float weights[61];
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int dy = -radius; dy <= radius; ++dy) {
+            float4 row = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int dx = -radius; dx <= radius; ++dx) fma_into(row, weights[dx + radius], w(dx, dy));
+            fma_into(acc, weights[dy + radius], row);
+        }
+        return with_alpha(acc, w(0, 0).w);
+    }
+};
+
+struct SobelFilter {
+    static constexpr int radius = 1;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        const float4 a = w(-1, -1), b = w(0, -1), c = w(1, -1);
+        const float4 d = w(-1, 0), e = w(0, 0), f = w(1, 0);
+        const float4 g = w(-1, 1), h = w(0, 1), i = w(1, 1);
+        const float4 gx = (c - a) + 2.0f * (f - d) + (i - g);
+        const float4 gy = (g - a) + 2.0f * (h - b) + (i - c);
+        return make_float4(sqrtf(gx.x * gx.x + gy.x * gy.x), sqrtf(gx.y * gx.y + gy.y * gy.y),
+                           sqrtf(gx.z * gx.z + gy.z * gy.z), e.w);
+    }
+};
+
+struct LaplacianFilter {
+    static constexpr int radius = 1;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        const float4 e = w(0, 0);
+        const float4 s = (w(-1, 0) + w(1, 0)) + (w(0, -1) + w(0, 1)) - 4.0f * e;
+        return make_float4(fabsf(s.x), fabsf(s.y), fabsf(s.z), e.w);
+    }
+};
+
+struct SharpenFilter {
+    static constexpr int radius = 1;
+    float amount;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        const float4 e = w(0, 0);
+        const float4 blur = (1.0f / 16.0f) * ((w(-1, -1) + w(1, -1) + w(-1, 1) + w(1, 1)) +
+                                              2.0f * (w(0, -1) + w(-1, 0) + w(1, 0) + w(0, 1)) + 4.0f * e);
+        return with_alpha(e + amount * (e - blur), e.w);
+    }
+};
+
+struct EmbossFilter {
+    static constexpr int radius = 1;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        const float4 e = w(0, 0);
+        const float4 s = (w(1, 0) + w(0, 1) + e) + 2.0f * (w(1, 1) - w(-1, -1)) - (w(0, -1) + w(-1, 0));
+        return with_alpha(s, e.w);
+    }
+};
+
+// User kernel, 3x3 (radius 1) or 5x5 (radius 2): scale * sum(w * p) + bias.
+struct UserKernelFilter {
+    int radius;
+    float weights[25];
+    float scale, bias;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        const int n = 2 * radius + 1;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int dy = -radius; dy <= radius; ++dy)
+            for (int dx = -radius; dx <= radius; ++dx) fma_into(acc, weights[(dy + radius) * n + dx + radius], w(dx, dy));
+        const float4 e = w(0, 0);
+        return make_float4(fmaf(scale, acc.x, bias), fmaf(scale, acc.y, bias), fmaf(scale, acc.z, bias), e.w);
+    }
+};
+
+// Calls fn(functor) with the functor for these parameters (host side, before a launch), so a
+// mechanism instantiates its kernel once per filter type.
+template <class Fn>
+decltype(auto) with_filter(const FilterParams& p, Fn&& fn) {
+    switch (p.kind) {
+    case FilterKind::Box: return fn(BoxFilter{p.radius});
+    case FilterKind::Gaussian: {
+        GaussianFilter g{};
+        const auto wts = gaussian_weights(p.sigma, &g.radius);
+        for (int i = 0; i < 2 * g.radius + 1; ++i) g.weights[i] = wts[i];
+        return fn(g);
+    }
+    case FilterKind::Sobel: return fn(SobelFilter{});
+    case FilterKind::Laplacian: return fn(LaplacianFilter{});
+    case FilterKind::Sharpen: return fn(SharpenFilter{p.amount});
+    case FilterKind::Emboss: return fn(EmbossFilter{});
+    case FilterKind::UserKernel: {
+        UserKernelFilter u{};
+        u.radius = p.user_size / 2;
+        for (int i = 0; i < p.user_size * p.user_size; ++i) u.weights[i] = p.user[i];
+        u.scale = p.user_scale;
+        u.bias = p.user_bias;
+        return fn(u);
+    }
+    }
+    return fn(SobelFilter{});
+}
+
+template <class Fn>
+decltype(auto) with_pixel(PixelFormat f, Fn&& fn) {
+    if (f == PixelFormat::RGBA32F) return fn(PixelRGBA32F{});
+    return fn(PixelRGBA8{});
+}
+
+} // namespace tl::cuda::dev
