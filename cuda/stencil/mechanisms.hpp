@@ -1,0 +1,30 @@
+// Internal: one launch function per mechanism, each defined in its own file of this folder.
+// launch.cpp validates the request and dispatches through kMechanismLaunchers.
+#pragma once
+
+#include "stencil_api.hpp"
+
+#include <cuda_runtime.h>
+
+namespace tl::cuda::detail {
+
+struct LaunchArgs {
+    const FilterParams& params;
+    Border border;
+    const Policy& policy;
+    const DeviceImage& src;
+    const DeviceImage& dst;
+    cudaStream_t stream;
+};
+
+using Launcher = Result (*)(const LaunchArgs&);
+
+Result launch_global(const LaunchArgs& a);   // global.cu
+Result launch_texture(const LaunchArgs& a);  // texture.cu
+Result launch_smem(const LaunchArgs& a);     // smem.cu
+Result launch_ldgsts(const LaunchArgs& a);   // ldgsts.cu
+Result launch_tma(const LaunchArgs& a);      // tma.cu
+Result launch_tma_ws(const LaunchArgs& a);   // tma_ws.cu
+Result launch_cluster(const LaunchArgs& a);  // cluster.cu
+
+} // namespace tl::cuda::detail
