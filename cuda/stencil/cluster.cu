@@ -1,0 +1,10 @@
+// Mechanism "cluster": Hopper tile movement (kernel lands in the next commit; until then it refuses).
+#include "mechanisms.hpp"
+
+namespace tl::cuda::detail {
+
+Result launch_cluster(const LaunchArgs&) {
+    return Result::fail("cluster: kernel not built yet in this revision of the library");
+}
+
+} // namespace tl::cuda::detail
