@@ -1,0 +1,305 @@
+// `tilelab bench`: times every filter x mechanism (and NPP where it was found at build time)
+// against a device-to-device copy of the same bytes, with inputs rotated through more memory
+// than L2 holds so that every run reads from DRAM; median of cudaEvent times.
+#include "check_core.hpp"
+#include "commands.hpp"
+#include "device_buffer.hpp"
+
+#include "stencil/npp_peer.hpp"
+#include "stencil_api.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace tl::cmd {
+
+#if TILELAB_HAVE_CUDA
+
+namespace {
+
+struct BenchRow {
+    std::string filter;
+    std::string mechanism;
+    int stages = 0;  // 0: not a pipelined mechanism
+    bool ok = false;
+    std::string reason;
+    double median_us = 0, gbps = 0, vs_copy = 0, npp_speedup = 0;
+};
+
+class Timer {
+public:
+    Timer() {
+        cudaEventCreate(&a_);
+        cudaEventCreate(&b_);
+    }
+    ~Timer() {
+        cudaEventDestroy(a_);
+        cudaEventDestroy(b_);
+    }
+    Timer(const Timer&) = delete;
+    Timer& operator=(const Timer&) = delete;
+    // Median time in microseconds of `iterations` runs of fn(set) with set rotating; the first
+    // rotation is a warm-up. Empty optional with `why` set when fn fails.
+    template <class Fn>
+    std::optional<double> median_us(int sets, int iterations, cudaStream_t s, Fn&& fn, std::string& why) {
+        for (int i = 0; i < sets; ++i) {
+            if (auto r = fn(i); !r.empty()) {
+                why = r;
+                return std::nullopt;
+            }
+        }
+        std::vector<double> t;
+        for (int i = 0; i < iterations; ++i) {
+            cudaEventRecord(a_, s);
+            if (auto r = fn(i % sets); !r.empty()) {
+                why = r;
+                return std::nullopt;
+            }
+            cudaEventRecord(b_, s);
+            if (auto e = cudaEventSynchronize(b_); e != cudaSuccess) {
+                why = cuda_error_text("cudaEventSynchronize", e);
+                (void)cudaGetLastError();
+                return std::nullopt;
+            }
+            float ms = 0;
+            cudaEventElapsedTime(&ms, a_, b_);
+            t.push_back(double(ms) * 1000.0);
+        }
+        std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+        return t[t.size() / 2];
+    }
+
+private:
+    cudaEvent_t a_{}, b_{};
+};
+
+bool pipelined(cuda::Mechanism m) {
+    return m == cuda::Mechanism::Ldgsts || m == cuda::Mechanism::Tma || m == cuda::Mechanism::TmaWs;
+}
+
+} // namespace
+
+int run_bench(const BenchOptions& o) {
+    int w = 0, h = 0;
+    if (!parse_size(o.size, w, h) || w > 16384 || h > 16384) {
+        std::fprintf(stderr, "bench: size '%s' is not 1080p, 4k, 8k or WxH with 1..16384 each\n", o.size.c_str());
+        return 1;
+    }
+    const auto border = parse_border(o.border);
+    if (!border) {
+        std::fprintf(stderr, "bench: unknown border '%s' (clamp, zero, mirror)\n", o.border.c_str());
+        return 1;
+    }
+    std::vector<FilterKind> kinds;
+    for (const auto& f : o.filters) {
+        auto k = parse_filter_kind(f);
+        if (!k) {
+            std::fprintf(stderr, "bench: unknown filter '%s'\n", f.c_str());
+            return 1;
+        }
+        kinds.push_back(*k);
+    }
+    std::vector<cuda::Mechanism> mechs;
+    for (const auto& m : o.mechanisms) {
+        auto k = cuda::parse_mechanism(m);
+        if (!k) {
+            std::fprintf(stderr, "bench: unknown mechanism '%s'\n", m.c_str());
+            return 1;
+        }
+        mechs.push_back(*k);
+    }
+    if (mechs.empty())
+        for (const auto& m : cuda::mechanism_infos()) mechs.push_back(m.mechanism);
+    if (auto st = cuda::cuda_status(); !st) {
+        std::fprintf(stderr, "bench: %s\n", st.reason.c_str());
+        return 1;
+    }
+
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, dev);
+    const PixelFormat fmt = PixelFormat::RGBA8;
+    const std::size_t row = static_cast<std::size_t>(w) * bytes_per_pixel(fmt);
+    const std::size_t pitch = round_up(row, 256);
+    const std::size_t bytes = pitch * static_cast<std::size_t>(h);
+    // Enough src/dst sets that one rotation touches well over twice the L2, at least 8.
+    std::size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    int sets = std::max<int>(8, static_cast<int>((4ull * static_cast<std::size_t>(prop.l2CacheSize)) / (2 * bytes) + 1));
+    sets = std::max(1, std::min<int>(sets, static_cast<int>(free_b / 2 / (2 * bytes))));
+
+    std::vector<DeviceBuffer> srcs(static_cast<std::size_t>(sets)), dsts(static_cast<std::size_t>(sets));
+    for (int i = 0; i < sets; ++i) {
+        std::string err = srcs[static_cast<std::size_t>(i)].allocate(bytes);
+        if (err.empty()) err = dsts[static_cast<std::size_t>(i)].allocate(bytes);
+        if (!err.empty()) {
+            std::fprintf(stderr, "bench: %s\n", err.c_str());
+            return 1;
+        }
+        // Content matters little for timing but must be defined: a ramp.
+        cudaMemset(srcs[static_cast<std::size_t>(i)].get(), 0x40 + i, bytes);
+    }
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    auto src_of = [&](int i) { return cuda::DeviceImage{srcs[static_cast<std::size_t>(i)].get(), pitch, w, h, fmt}; };
+    auto dst_of = [&](int i) { return cuda::DeviceImage{dsts[static_cast<std::size_t>(i)].get(), pitch, w, h, fmt}; };
+    const double image_bytes = 2.0 * double(row) * double(h);  // one read + one write
+
+    Timer timer;
+    std::string why;
+    const auto copy_us = timer.median_us(sets, o.iterations, stream, [&](int i) {
+        return cuda_error_text("cudaMemcpy2DAsync", cudaMemcpy2DAsync(dsts[static_cast<std::size_t>(i)].get(), pitch,
+                                                                      srcs[static_cast<std::size_t>(i)].get(), pitch,
+                                                                      row, static_cast<std::size_t>(h),
+                                                                      cudaMemcpyDeviceToDevice, stream));
+    }, why);
+    if (!copy_us) {
+        std::fprintf(stderr, "bench: the reference copy failed: %s\n", why.c_str());
+        return 1;
+    }
+
+    std::printf("bench: %s, %dx%d RGBA8, border %s, %d buffer sets (%.0f MB), %d iterations, median\n", prop.name, w,
+                h, o.border.c_str(), sets, double(sets) * 2.0 * double(bytes) / 1e6, o.iterations);
+    std::printf("copy (cudaMemcpy2DAsync D2D): %.1f us, %.0f GB/s\n\n", *copy_us, image_bytes / (*copy_us * 1e3));
+    std::printf("%-15s %-11s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
+                "note");
+
+    std::vector<BenchRow> rows;
+    for (const auto& cs : check_cases(kinds)) {
+        double npp_us = 0;
+        if (cuda::npp_available()) {
+            BenchRow r;
+            r.filter = cs.label;
+            r.mechanism = "npp";
+            std::string nwhy;
+            auto t = timer.median_us(sets, o.iterations, stream, [&](int i) {
+                auto res = cuda::npp_filter(cs.params, *border, src_of(i), dst_of(i), stream);
+                return res ? std::string{} : res.reason;
+            }, nwhy);
+            if (t) {
+                npp_us = *t;
+                r.ok = true;
+                r.median_us = *t;
+                r.gbps = image_bytes / (*t * 1e3);
+                r.vs_copy = *t / *copy_us;
+            } else {
+                r.reason = nwhy;
+            }
+            rows.push_back(r);
+        }
+        for (cuda::Mechanism m : mechs) {
+            std::vector<int> stage_list{0};
+            if (pipelined(m) && !o.stages.empty()) stage_list = o.stages;
+            for (int st : stage_list) {
+                cuda::Policy policy;
+                if (st > 0) policy.stages = st;
+                BenchRow r;
+                r.filter = cs.label;
+                r.mechanism = std::string(cuda::mechanism_info(m).name);
+                r.stages = pipelined(m) ? policy.stages : 0;
+                if (auto can = cuda::can_run(m, cs.params, fmt, policy); !can) {
+                    r.reason = can.reason;
+                } else {
+                    std::string mwhy;
+                    auto t = timer.median_us(sets, o.iterations, stream, [&](int i) {
+                        auto res = cuda::launch(cs.params, *border, m, policy, src_of(i), dst_of(i), stream);
+                        return res ? std::string{} : res.reason;
+                    }, mwhy);
+                    if (t) {
+                        r.ok = true;
+                        r.median_us = *t;
+                        r.gbps = image_bytes / (*t * 1e3);
+                        r.vs_copy = *t / *copy_us;
+                        r.npp_speedup = npp_us > 0 ? npp_us / *t : 0;
+                    } else {
+                        r.reason = mwhy;
+                    }
+                }
+                rows.push_back(r);
+            }
+        }
+        for (const auto& r : rows) {
+            if (r.filter != cs.label) continue;
+            std::string name = r.mechanism + (r.stages ? " s" + std::to_string(r.stages) : "");
+            if (!r.ok) {
+                std::printf("%-15s %-11s %10s %9s %8s %9s  %s\n", r.filter.c_str(), name.c_str(), "-", "-", "-", "-",
+                            r.reason.c_str());
+                continue;
+            }
+            char npp[32] = "-";
+            if (r.npp_speedup > 0 && r.mechanism != "npp") std::snprintf(npp, sizeof npp, "%.2fx", r.npp_speedup);
+            std::printf("%-15s %-11s %10.1f %9.0f %8.2f %9s\n", r.filter.c_str(), name.c_str(), r.median_us, r.gbps,
+                        r.vs_copy, npp);
+        }
+        std::fflush(stdout);
+    }
+
+    if (!o.json.empty()) {
+        nlohmann::json j;
+        int driver = 0, runtime = 0, mem_clock = 0, sm_clock = 0, bus = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, dev);
+        cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, dev);
+        cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev);
+        j["device"] = {{"name", prop.name},
+                       {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+                       {"sm_count", prop.multiProcessorCount},
+                       {"l2_bytes", prop.l2CacheSize},
+                       {"memory_clock_khz", mem_clock},
+                       {"sm_clock_khz", sm_clock},
+                       {"memory_bus_bits", bus},
+                       {"driver_version", driver},
+                       {"runtime_version", runtime}};
+#ifdef TILELAB_BUILD_TYPE
+        j["build_type"] = TILELAB_BUILD_TYPE;
+#endif
+#ifdef TILELAB_GIT_HASH
+        j["git_hash"] = TILELAB_GIT_HASH;
+#endif
+        j["size"] = {w, h};
+        j["format"] = "rgba8";
+        j["border"] = o.border;
+        j["buffer_sets"] = sets;
+        j["iterations"] = o.iterations;
+        j["copy_us"] = *copy_us;
+        j["copy_gbps"] = image_bytes / (*copy_us * 1e3);
+        for (const auto& r : rows) {
+            nlohmann::json e{{"filter", r.filter}, {"mechanism", r.mechanism}, {"ok", r.ok}};
+            if (r.stages) e["stages"] = r.stages;
+            if (r.ok) {
+                e["median_us"] = r.median_us;
+                e["gbps"] = r.gbps;
+                e["ratio_to_copy"] = r.vs_copy;
+                if (r.npp_speedup > 0 && r.mechanism != "npp") e["speedup_over_npp"] = r.npp_speedup;
+            } else {
+                e["reason"] = r.reason;
+            }
+            j["rows"].push_back(e);
+        }
+        std::ofstream f(o.json);
+        f << j.dump(2) << "\n";
+        if (!f) {
+            std::fprintf(stderr, "bench: could not write %s\n", o.json.c_str());
+            return 1;
+        }
+        std::printf("\nbench: wrote %s\n", o.json.c_str());
+    }
+    cudaStreamDestroy(stream);
+    return 0;
+}
+
+#else
+
+int run_bench(const BenchOptions&) {
+    std::fprintf(stderr, "bench: %s\n", cuda::cuda_status().reason.c_str());
+    return 1;
+}
+
+#endif
+
+} // namespace tl::cmd

@@ -1,0 +1,221 @@
+// The correctness matrix: poisoned destinations, padded source pitches, random content, one CPU
+// reference per (filter, border, size, format) reused across mechanisms.
+#include "check_core.hpp"
+
+#include "device_buffer.hpp"
+#include "image.hpp"
+#include "reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace tl::cmd {
+
+std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
+    std::vector<CheckCase> all;
+    auto add = [&](std::string label, FilterParams p) { all.push_back({std::move(label), p}); };
+    for (int r : {1, 4, 16, 32}) {
+        FilterParams p;
+        p.kind = FilterKind::Box;
+        p.radius = r;
+        add("box r=" + std::to_string(r), p);
+    }
+    for (float s : {0.5f, 1.5f, 3.0f, 10.0f}) {
+        FilterParams p;
+        p.kind = FilterKind::Gaussian;
+        p.sigma = s;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "gaussian s=%g", double(s));
+        add(buf, p);
+    }
+    add("sobel", FilterParams{.kind = FilterKind::Sobel});
+    add("laplacian", FilterParams{.kind = FilterKind::Laplacian});
+    add("sharpen a=1.5", FilterParams{.kind = FilterKind::Sharpen, .amount = 1.5f});
+    add("emboss", FilterParams{.kind = FilterKind::Emboss});
+    {
+        FilterParams p{.kind = FilterKind::UserKernel};
+        p.user_size = 3;
+        const float w[9] = {1, 2, 1, 0, 0, 0, -1, -2, -1};
+        std::copy(std::begin(w), std::end(w), p.user.begin());
+        p.user_scale = 0.5f;
+        p.user_bias = 0.5f;
+        add("user 3x3", p);
+    }
+    {
+        FilterParams p{.kind = FilterKind::UserKernel};
+        p.user_size = 5;
+        // Asymmetric on purpose: a transposed or mirrored window read would show.
+        for (int i = 0; i < 25; ++i) p.user[static_cast<std::size_t>(i)] = float((i * 7) % 11) - 3.0f;
+        p.user_scale = 1.0f / 40.0f;
+        p.user_bias = 0.1f;
+        add("user 5x5", p);
+    }
+    if (kinds.empty()) return all;
+    std::vector<CheckCase> picked;
+    for (auto& c : all)
+        if (std::find(kinds.begin(), kinds.end(), c.params.kind) != kinds.end()) picked.push_back(c);
+    return picked;
+}
+
+CheckConfig default_check_config() {
+    CheckConfig c;
+    c.sizes = {{1, 1}, {17, 9}, {129, 65}, {4097, 3}, {3840, 2160}};
+    c.cases = check_cases();
+    for (const auto& m : cuda::mechanism_infos()) c.mechanisms.push_back(m.mechanism);
+    c.borders = {Border::Clamp, Border::Zero, Border::Mirror};
+    c.formats = {PixelFormat::RGBA8, PixelFormat::RGBA32F};
+    return c;
+}
+
+#if TILELAB_HAVE_CUDA
+
+namespace {
+
+Image random_image(int w, int h, PixelFormat f, std::uint32_t seed) {
+    Image img(w, h, f);
+    std::mt19937 rng(seed);
+    if (f == PixelFormat::RGBA8) {
+        for (auto& b : img.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
+    } else {
+        std::uniform_real_distribution<float> d(0.0f, 1.0f);
+        float* p = reinterpret_cast<float*>(img.bytes.data());
+        for (std::size_t i = 0; i < img.bytes.size() / 4; ++i) p[i] = d(rng);
+    }
+    return img;
+}
+
+double float_tolerance(const Image& ref) {
+    const float* p = reinterpret_cast<const float*>(ref.bytes.data());
+    float m = 1.0f;
+    for (std::size_t i = 0; i < ref.bytes.size() / 4; ++i)
+        if (std::isfinite(p[i])) m = std::max(m, std::fabs(p[i]));
+    return 1e-4 * double(m);  // 1e-4 relative to the largest value (Sobel reaches ~5.7)
+}
+
+constexpr std::uint8_t kPoison = 0xCD;
+
+} // namespace
+
+CheckSummary run_check_matrix(const CheckConfig& config, const std::function<void(const CheckRow&)>& on_row) {
+    CheckSummary sum;
+    if (auto st = cuda::cuda_status(); !st) {
+        sum.fatal = st.reason;
+        return sum;
+    }
+    cudaStream_t stream = nullptr;
+    if (auto e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); e != cudaSuccess) {
+        sum.fatal = cuda_error_text("cudaStreamCreate", e);
+        return sum;
+    }
+    struct StreamGuard {
+        cudaStream_t s;
+        ~StreamGuard() { cudaStreamDestroy(s); }
+    } guard{stream};
+
+    auto emit = [&](CheckRow row) {
+        if (row.status == CheckStatus::Pass) ++sum.pass;
+        else if (row.status == CheckStatus::Fail) ++sum.fail;
+        else ++sum.unavailable;
+        if (on_row) on_row(row);
+    };
+
+    std::uint32_t seed = 1234;
+    for (std::size_t si = 0; si < config.sizes.size(); ++si) {
+        const auto [w, h] = config.sizes[si];
+        for (PixelFormat fmt : config.formats) {
+            if (fmt == PixelFormat::RGBA32F && static_cast<long long>(w) * h > config.float_max_pixels) continue;
+            const std::size_t bpp = bytes_per_pixel(fmt);
+            const std::size_t row_bytes = static_cast<std::size_t>(w) * bpp;
+            // Source rows padded to 256 bytes (every other size: one more 256 of slack) so a
+            // kernel that assumes pitch == width * bpp reads the wrong pixels; the destination
+            // pitch differs from the source's so the two cannot be confused either.
+            const std::size_t src_pitch = round_up(row_bytes, 256) + (si % 2 ? 256 : 0);
+            const std::size_t dst_pitch = round_up(row_bytes, 16) + 64;
+            const Image src = random_image(w, h, fmt, seed++);
+
+            DeviceBuffer d_src, d_dst;
+            std::string err = d_src.allocate(src_pitch * static_cast<std::size_t>(h));
+            if (err.empty()) err = d_dst.allocate(dst_pitch * static_cast<std::size_t>(h));
+            if (err.empty())
+                err = cuda_error_text("cudaMemcpy2D (upload)",
+                                      cudaMemcpy2D(d_src.get(), src_pitch, src.bytes.data(), row_bytes, row_bytes,
+                                                   static_cast<std::size_t>(h), cudaMemcpyHostToDevice));
+            if (!err.empty()) {
+                sum.fatal = err;
+                return sum;
+            }
+            const cuda::DeviceImage dsrc{d_src.get(), src_pitch, w, h, fmt};
+            const cuda::DeviceImage ddst{d_dst.get(), dst_pitch, w, h, fmt};
+            std::vector<std::uint8_t> got_padded(dst_pitch * static_cast<std::size_t>(h));
+
+            for (const auto& cs : config.cases) {
+                for (Border border : config.borders) {
+                    Image ref(w, h, fmt);
+                    reference_filter(cs.params, border, src.view(), ref.view());
+                    const double tol = fmt == PixelFormat::RGBA8 ? 1.0 : float_tolerance(ref);
+                    for (cuda::Mechanism m : config.mechanisms) {
+                        CheckRow row;
+                        row.filter = cs.label;
+                        row.mechanism = m;
+                        row.border = border;
+                        row.format = fmt;
+                        row.width = w;
+                        row.height = h;
+                        if (auto can = cuda::can_run(m, cs.params, fmt, config.policy); !can) {
+                            row.status = CheckStatus::Unavailable;
+                            row.detail = can.reason;
+                            emit(row);
+                            continue;
+                        }
+                        cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream);
+                        auto res = cuda::launch(cs.params, border, m, config.policy, dsrc, ddst, stream);
+                        std::string e2 = res ? std::string{} : res.reason;
+                        if (e2.empty()) e2 = cuda_error_text("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+                        if (e2.empty())
+                            e2 = cuda_error_text("cudaMemcpy (download)",
+                                                 cudaMemcpy(got_padded.data(), d_dst.get(), got_padded.size(),
+                                                            cudaMemcpyDeviceToHost));
+                        if (!e2.empty()) {
+                            (void)cudaGetLastError();
+                            row.status = CheckStatus::Fail;
+                            row.detail = e2;
+                            emit(row);
+                            continue;
+                        }
+                        const ConstImageView got(got_padded.data(), dst_pitch, w, h, fmt);
+                        const ImageDiff d = compare_images(got, ref.view(), tol);
+                        row.max_diff = d.max_abs;
+                        long long pad_hits = 0;
+                        for (int y = 0; y < h; ++y)
+                            for (std::size_t b = row_bytes; b < dst_pitch; ++b)
+                                pad_hits += got_padded[static_cast<std::size_t>(y) * dst_pitch + b] != kPoison;
+                        if (d.pixels_over > 0) {
+                            row.status = CheckStatus::Fail;
+                            row.detail = std::to_string(d.pixels_over) + " pixels over tolerance, worst at (" +
+                                         std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
+                        } else if (pad_hits > 0) {
+                            row.status = CheckStatus::Fail;
+                            row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
+                        }
+                        emit(row);
+                    }
+                }
+            }
+        }
+    }
+    return sum;
+}
+
+#else
+
+CheckSummary run_check_matrix(const CheckConfig&, const std::function<void(const CheckRow&)>&) {
+    CheckSummary sum;
+    sum.fatal = cuda::cuda_status().reason;
+    return sum;
+}
+
+#endif
+
+} // namespace tl::cmd

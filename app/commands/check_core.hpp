@@ -1,0 +1,62 @@
+// The correctness matrix behind `tilelab check` and the gpu tests: filter x mechanism x border x
+// size x format, each GPU result compared with the CPU reference (tl::reference_filter).
+#pragma once
+
+#include "filter_spec.hpp"
+#include "stencil_api.hpp"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tl::cmd {
+
+// A filter with representative parameters, and how it is named in the table ("box r=16").
+struct CheckCase {
+    std::string label;
+    FilterParams params;
+};
+
+// Representative parameter sets for these filter kinds (all kinds when empty):
+// box r=1,4,16,32; gaussian 0.5,1.5,3,10; sobel; laplacian; sharpen; emboss; user 3x3, 5x5.
+std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds = {});
+
+struct CheckConfig {
+    std::vector<std::pair<int, int>> sizes;  // width, height
+    std::vector<CheckCase> cases;
+    std::vector<cuda::Mechanism> mechanisms;
+    std::vector<Border> borders;
+    std::vector<PixelFormat> formats;
+    // RGBA32F rows only for sizes up to this many pixels (the 4K float reference is slow on CPU).
+    long long float_max_pixels = 1'000'000;
+    cuda::Policy policy;
+};
+
+// The default matrix (sizes 1x1, 17x9, 129x65, 4097x3, 3840x2160; every case, mechanism, border;
+// rgba8 everywhere and rgba32f for the smaller sizes).
+CheckConfig default_check_config();
+
+enum class CheckStatus { Pass, Fail, Unavailable };
+
+struct CheckRow {
+    std::string filter;
+    cuda::Mechanism mechanism;
+    Border border;
+    PixelFormat format;
+    int width = 0, height = 0;
+    CheckStatus status = CheckStatus::Pass;
+    double max_diff = 0.0;
+    std::string detail;  // reason when unavailable, worst pixel / first failure when failing
+};
+
+struct CheckSummary {
+    int pass = 0, fail = 0, unavailable = 0;
+    std::string fatal;  // set when the matrix could not run at all (no CUDA device, out of memory)
+    bool ok() const { return fatal.empty() && fail == 0; }
+};
+
+// Runs the matrix; on_row (may be empty) sees every row as it completes.
+CheckSummary run_check_matrix(const CheckConfig& config, const std::function<void(const CheckRow&)>& on_row);
+
+} // namespace tl::cmd

@@ -1,0 +1,130 @@
+// Registers the apply / check / bench subcommands and their flags, and turns flags into filter
+// parameters (shared by the three commands).
+#include "commands.hpp"
+
+#include "stencil_api.hpp"
+
+#include <charconv>
+#include <sstream>
+
+namespace tl::cmd {
+
+namespace {
+
+std::string mechanism_names() {
+    std::string s;
+    for (const auto& m : tl::cuda::mechanism_infos()) s += std::string(s.empty() ? "" : ", ") + std::string(m.name);
+    return s;
+}
+
+std::string filter_names() {
+    std::string s;
+    for (const auto& f : filter_infos()) s += std::string(s.empty() ? "" : ", ") + std::string(f.name);
+    return s;
+}
+
+} // namespace
+
+bool parse_size(const std::string& text, int& width, int& height) {
+    if (text == "1080p") { width = 1920; height = 1080; return true; }
+    if (text == "4k" || text == "4K") { width = 3840; height = 2160; return true; }
+    if (text == "8k" || text == "8K") { width = 7680; height = 4320; return true; }
+    const auto x = text.find('x');
+    if (x == std::string::npos) return false;
+    const char* b = text.data();
+    auto r1 = std::from_chars(b, b + x, width);
+    auto r2 = std::from_chars(b + x + 1, b + text.size(), height);
+    return r1.ec == std::errc{} && r1.ptr == b + x && r2.ec == std::errc{} && r2.ptr == b + text.size() &&
+           width > 0 && height > 0;
+}
+
+std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::string& error) {
+    const auto kind = parse_filter_kind(f.filter);
+    if (!kind) {
+        error = "unknown filter '" + f.filter + "' (choose one of: " + filter_names() + ")";
+        return std::nullopt;
+    }
+    FilterParams p;
+    p.kind = *kind;
+    p.radius = f.radius;
+    p.sigma = f.sigma;
+    p.amount = f.amount;
+    p.user_scale = f.scale;
+    p.user_bias = f.bias;
+    if (p.kind == FilterKind::UserKernel) {
+        std::vector<float> w;
+        std::stringstream ss(f.kernel);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+            try {
+                std::size_t used = 0;
+                w.push_back(std::stof(item, &used));
+                if (item.find_first_not_of(" \t", used) != std::string::npos) throw std::invalid_argument(item);
+            } catch (const std::exception&) {
+                error = "--kernel: '" + item + "' is not a number";
+                return std::nullopt;
+            }
+        }
+        if (w.size() != 9 && w.size() != 25) {
+            error = "--kernel needs 9 (3x3) or 25 (5x5) comma-separated weights, got " + std::to_string(w.size());
+            return std::nullopt;
+        }
+        p.user_size = w.size() == 9 ? 3 : 5;
+        for (std::size_t i = 0; i < w.size(); ++i) p.user[i] = w[i];
+    }
+    if (auto why = validate(p); !why.empty()) {
+        error = why;
+        return std::nullopt;
+    }
+    return p;
+}
+
+Commands::Commands(CLI::App& app) {
+    apply_ = app.add_subcommand("apply", "Run one stencil filter on an image file with a chosen mechanism");
+    auto& a = apply_opts_;
+    apply_->add_option("--filter", a.filter.filter, "Filter: " + filter_names())->required();
+    apply_->add_option("--radius", a.filter.radius, "Box radius (1..32)");
+    apply_->add_option("--sigma", a.filter.sigma, "Gaussian sigma (0.5..10)");
+    apply_->add_option("--amount", a.filter.amount, "Sharpen amount (0..5)");
+    apply_->add_option("--kernel", a.filter.kernel, "User kernel: 9 or 25 comma-separated weights, row-major");
+    apply_->add_option("--scale", a.filter.scale, "User kernel: result = scale * sum + bias");
+    apply_->add_option("--bias", a.filter.bias, "User kernel bias (0..1 units)");
+    apply_->add_option("--mechanism", a.mechanism,
+                       "cpu (reference), " + mechanism_names() + ", vulkan-plain, vulkan-tiled");
+    apply_->add_option("--border", a.border, "clamp, zero or mirror");
+    apply_->add_option("--format", a.format, "Working format: rgba8 or rgba32f");
+    apply_->add_option("--stages", a.stages, "Pipeline depth for ldgsts/tma (1..4)");
+    apply_->add_flag("--gaussian-fused", a.gaussian_fused, "Gaussian as one 2D pass instead of separable");
+    apply_->add_option("input", a.input, "Input image (PNG, JPEG, BMP, TGA)")->required();
+    apply_->add_option("output", a.output, "Output PNG")->required();
+
+    check_ = app.add_subcommand("check", "Compare every CUDA mechanism with the CPU reference");
+    auto& c = check_opts_;
+    check_->add_option("--sizes", c.sizes, "Sizes WxH (default 1x1,17x9,129x65,4097x3,3840x2160)")->delimiter(',');
+    check_->add_option("--filters", c.filters, "Filters (default all)")->delimiter(',');
+    check_->add_option("--mechanisms", c.mechanisms, "Mechanisms (default all CUDA ones)")->delimiter(',');
+    check_->add_option("--borders", c.borders, "Borders (default clamp,zero,mirror)")->delimiter(',');
+    check_->add_option("--formats", c.formats, "Formats (default rgba8, and rgba32f for a subset)")->delimiter(',');
+    check_->add_flag("--quiet", c.quiet, "Print only failing rows and the summary");
+
+    bench_ = app.add_subcommand("bench", "Time every filter x mechanism against a device copy (and NPP)");
+    auto& b = bench_opts_;
+    bench_->add_option("--size", b.size, "1080p, 4k, 8k or WxH");
+    bench_->add_option("--filters", b.filters, "Filters (default all)")->delimiter(',');
+    bench_->add_option("--mechanisms", b.mechanisms, "Mechanisms (default all CUDA ones)")->delimiter(',');
+    bench_->add_option("--stages", b.stages, "Stage counts to sweep for ldgsts/tma/tma_ws, e.g. 1,2,3,4")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 4));
+    bench_->add_option("--border", b.border, "clamp, zero or mirror");
+    bench_->add_option("--json", b.json, "Write the results as JSON to this file");
+    bench_->add_option("--iterations", b.iterations, "Timed runs per row (median reported)")->check(CLI::Range(1, 10000));
+}
+
+std::optional<int> Commands::run() {
+    if (apply_->parsed()) return run_apply(apply_opts_);
+    if (check_->parsed()) return run_check(check_opts_);
+    if (bench_->parsed()) return run_bench(bench_opts_);
+    return std::nullopt;
+}
+
+} // namespace tl::cmd

@@ -1,0 +1,84 @@
+// The command-line subcommands `apply`, `check` and `bench`: registered on the CLI11 app before
+// parsing, run after it. main() builds Commands, parses, and calls run().
+#pragma once
+
+#include "filter_spec.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tl::cmd {
+
+// Filter flags shared by apply (one filter with its parameters).
+struct FilterFlags {
+    std::string filter = "box";
+    int radius = 1;
+    float sigma = 1.0f;
+    float amount = 1.0f;
+    std::string kernel;  // "w,w,..." 9 or 25 weights (user kernel)
+    float scale = 1.0f;
+    float bias = 0.0f;
+};
+
+struct ApplyOptions {
+    FilterFlags filter;
+    std::string mechanism = "cpu";
+    std::string border = "clamp";
+    std::string format = "rgba8";
+    int stages = 2;
+    bool gaussian_fused = false;
+    std::string input;
+    std::string output;
+};
+
+struct CheckOptions {
+    std::vector<std::string> sizes;       // "WxH"; empty = the default set
+    std::vector<std::string> filters;     // filter kind names; empty = all
+    std::vector<std::string> mechanisms;  // CUDA mechanism names; empty = all
+    std::vector<std::string> borders;     // empty = all
+    std::vector<std::string> formats;     // empty = rgba8, plus rgba32f on a subset
+    bool quiet = false;                   // only failing rows and the summary
+};
+
+struct BenchOptions {
+    std::string size = "4k";
+    std::vector<std::string> filters;     // filter kind names; empty = all
+    std::vector<std::string> mechanisms;  // empty = all CUDA mechanisms
+    std::vector<int> stages;              // ldgsts/tma stage counts to sweep; empty = policy default
+    std::string border = "clamp";
+    std::string json;                     // write results here when set
+    int iterations = 20;
+};
+
+int run_apply(const ApplyOptions& o);
+int run_check(const CheckOptions& o);
+int run_bench(const BenchOptions& o);
+
+// Builds FilterParams from the flags; empty optional and `error` set when a flag is invalid.
+std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::string& error);
+
+// Parses "WxH" or the names 1080p / 4k / 8k; false when it is neither.
+bool parse_size(const std::string& text, int& width, int& height);
+
+class Commands {
+public:
+    explicit Commands(CLI::App& app);
+    Commands(const Commands&) = delete;  // CLI11 holds pointers into the option structs
+    Commands& operator=(const Commands&) = delete;
+
+    // Exit code of the subcommand that was chosen on the command line; nullopt when none was.
+    std::optional<int> run();
+
+private:
+    CLI::App* apply_ = nullptr;
+    CLI::App* check_ = nullptr;
+    CLI::App* bench_ = nullptr;
+    ApplyOptions apply_opts_;
+    CheckOptions check_opts_;
+    BenchOptions bench_opts_;
+};
+
+} // namespace tl::cmd

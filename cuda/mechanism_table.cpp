@@ -1,0 +1,91 @@
+// The mechanism table: one row per way of moving a stencil tile; it drives the UI, the command
+// line, the benchmark and the tests, so a new mechanism appears everywhere by adding a row here.
+#include "stencil_api.hpp"
+
+#include <array>
+
+namespace tl::cuda {
+
+namespace {
+
+constexpr std::array<MechanismInfo, 7> kMechanisms{{
+    {Mechanism::Global, "global", "Global loads", 5, 0, "",
+     "Every thread computes its own output pixels and reads each of its (2R+1)^2 neighbours with "
+     "an ordinary load from global memory. Nothing is staged by the program: the L1 and L2 caches "
+     "are what stop neighbouring threads from fetching the same bytes from DRAM again. A byte "
+     "crosses DRAM about once (L2 keeps the rows the block works on), but it crosses the L2->SM "
+     "path and the load unit up to (2R+1)^2 times, once per neighbour that needs it, and every "
+     "load carries its own border test. Cheap for 3x3 filters, where the caches absorb the reuse; "
+     "load-instruction bound for wide windows. Needs nothing from the GPU (CC 5.0)."},
+    {Mechanism::Texture, "texture", "Texture object", 5, 0, "",
+     "The source lives in a CUDA array (the layout an optimal-tiled Vulkan image has when it is "
+     "shared with CUDA) and is read through a texture object. The texture unit does the border "
+     "work in hardware (clamp -> cudaAddressModeClamp, zero -> cudaAddressModeBorder); mirror is "
+     "folded in software because CUDA only mirrors normalised coordinates, and its mirror has a "
+     "different period at the edge. The block-linear (tiled) layout keeps 2D neighbours in the "
+     "same cache lines, so vertical neighbours hit the texture cache as well as horizontal ones. "
+     "Each byte still goes through the texture pipe once per neighbour. Because the launch API "
+     "takes linear device pointers, this mechanism first copies the source into the CUDA array it "
+     "owns: one extra device-to-device read and write of the image, counted in its time."},
+    {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
+     "A block cooperatively copies its tile plus a halo of R pixels on every side, "
+     "(TILE_H + 2R) x (TILE_W + 2R) pixels, from global into shared memory with ordinary loads "
+     "(global -> register -> shared), waits at __syncthreads, and then each thread computes a "
+     "column of outputs from shared memory. Each byte crosses DRAM and L2 once (plus the halo "
+     "overlap between tiles, 2R/TILE of the image), and shared memory serves all (2R+1)^2 reuses. "
+     "Box and Gaussian are computed separably inside the tile (row sums into shared memory, then "
+     "a sliding column sum), so their cost stays near a copy's even for radius 16. The cost: "
+     "registers and threads stall while the loads are in flight, and the load->store through "
+     "registers is an instruction per 4 or 16 bytes."},
+    {Mechanism::Ldgsts, "ldgsts", "LDGSTS async copy", 8, 0, "LDGSTS",
+     "Ampere's asynchronous copy (cp.async, SASS LDGSTS) moves 16-byte chunks straight from "
+     "global into shared memory without passing through registers; the thread only issues the "
+     "copy and later waits on it. Persistent blocks (one grid of #SMs x occupancy) loop over the "
+     "tiles and keep the next `stages` tiles in flight in a ring of shared buffers while they "
+     "compute the current one, so DRAM latency hides behind arithmetic. 16-byte copies need "
+     "16-byte aligned addresses: the tile's x start is aligned down to 4 pixels and a slightly "
+     "wider span is loaded; pixels whose source lies outside the image are filled afterwards by "
+     "the border rule with plain loads. Each byte crosses DRAM and L2 once (plus the halo), and "
+     "the copy costs one instruction per 16 bytes with no register traffic."},
+    {Mechanism::Tma, "tma", "TMA tile", 9, 0, "UTMALDG",
+     "Hopper's Tensor Memory Accelerator copies a whole 2D box of the image to shared memory from "
+     "one instruction (UTMALDG) issued by a single thread, described by a tensor map made on the "
+     "host; the block waits on an mbarrier that the copy signals with the byte count. Address "
+     "generation, bounds checks and the zero fill of out-of-bounds parts are done by the copy "
+     "engine, not by threads. Each byte crosses DRAM and L2 once (plus the halo). TMA only "
+     "fills with zeros, so clamp and mirror borders need a fix-up pass over edge tiles; boxes are "
+     "at most 256 per dimension and their inner extent a multiple of 16 bytes."},
+    {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
+     "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "
+     "a ring of `stages` shared buffers and waits for slots to be released; consumer warps only "
+     "wait on the full barriers, compute and release the slot. Loads of later tiles overlap the "
+     "math of the current one without the consumers spending a single instruction on address "
+     "arithmetic. Each byte crosses DRAM and L2 once (plus the halo); the price is a warp that "
+     "does no math and the barrier traffic per stage."},
+    {Mechanism::Cluster, "cluster", "Thread-block cluster", 9, 0, "UCGABAR_ARV",
+     "Hopper thread-block clusters: the CTAs of a cluster (stacked along y) run at the same time "
+     "on neighbouring SMs and can read each other's shared memory (distributed shared memory). "
+     "Each CTA loads its own tile once; the halo rows that a neighbouring CTA of the same cluster "
+     "already holds are read from that CTA's shared memory over the SM-to-SM network instead of "
+     "being fetched again from L2, so halo bytes cross L2 once per cluster rather than once per "
+     "block. The CTAs meet at a cluster barrier (SASS UCGABAR_ARV / UCGABAR_WAIT) before reading "
+     "a neighbour's tile and again before any of them may exit: that wait is the price of sharing."},
+}};
+
+} // namespace
+
+std::span<const MechanismInfo> mechanism_infos() { return kMechanisms; }
+
+const MechanismInfo& mechanism_info(Mechanism m) {
+    for (const auto& row : kMechanisms)
+        if (row.mechanism == m) return row;
+    return kMechanisms.front();  // unreachable: every enum value has a row
+}
+
+std::optional<Mechanism> parse_mechanism(std::string_view name) {
+    for (const auto& row : kMechanisms)
+        if (row.name == name) return row.mechanism;
+    return std::nullopt;
+}
+
+} // namespace tl::cuda
