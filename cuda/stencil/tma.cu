@@ -1,10 +1,133 @@
-// Mechanism "tma": Hopper tile movement (kernel lands in the next commit; until then it refuses).
-#include "mechanisms.hpp"
+// Mechanism "tma": persistent CTAs stream tiles through an N-stage ring of shared-memory boxes
+// that the Tensor Memory Accelerator fills (cp.async.bulk.tensor.2d, UTMALDG in SASS), each
+// stage completing on an mbarrier by transaction bytes; optional TMA store of the output tile.
+//
+// Per CTA (one tile = tile_w x tile_h outputs, one box = (tile_h + 2R) rows x (tile_w + 2R) px):
+//   thread 0:  fills stages 0..S-1 with the CTA's first S tiles
+//   loop k:    wait full[k % S] (phase (k / S) & 1)
+//              edge tile and Clamp/Mirror: fix the zero-filled halo in shared memory
+//              every thread: 4 adjacent outputs per work item from the shared box
+//              sync; thread 0 refills stage k % S with tile k + S (overlaps the next compute)
+#include "tma_common.cuh"
+
+#include <algorithm>
 
 namespace tl::cuda::detail {
 
-Result launch_tma(const LaunchArgs&) {
-    return Result::fail("tma: kernel not built yet in this revision of the library");
+using namespace dev_tma;
+
+template <class Filter, class Pixel>
+__global__ void __launch_bounds__(256) stencil_tma_kernel(const __grid_constant__ CUtensorMap src_map,
+                                                          const __grid_constant__ CUtensorMap dst_map,
+                                                          const Filter filter, const TileGeom g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using Storage = typename Pixel::Storage;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ alignas(8) std::uint64_t full[4];
+    unsigned char* base = align128(smem_raw);
+    auto* staging = g.tma_store ? reinterpret_cast<Storage*>(base + std::size_t(g.stages) * g.stage_bytes) : nullptr;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int nthreads = static_cast<int>(blockDim.x);
+    const int ntiles = g.tiles_x * g.tiles_y;
+    const int epp = sizeof(Storage) / 4;  // tensor elements per pixel
+
+    auto issue = [&](int tile, int stage) {
+        const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+        mbar_arrive_expect_tx(&full[stage], g.box_bytes);
+        // The box starts R pixels left of and above the tile, negative at the image edge: TMA
+        // zero-fills whatever lies outside the tensor.
+        tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.radius) * epp,
+                    ty * g.tile_h - g.radius, &full[stage]);
+    };
+
+    if (tid == 0) {
+        prefetch_map(&src_map);
+        for (int s = 0; s < g.stages; ++s) mbar_init(&full[s], 1);
+        fence_barrier_init();
+    }
+    __syncthreads();
+    if (tid == 0)
+        for (int s = 0; s < g.stages; ++s) {
+            const int t = static_cast<int>(blockIdx.x) + s * static_cast<int>(gridDim.x);
+            if (t < ntiles) issue(t, s);
+        }
+
+    for (int k = 0;; ++k) {
+        const int tile = static_cast<int>(blockIdx.x) + k * static_cast<int>(gridDim.x);
+        if (tile >= ntiles) break;
+        const int stage = k % g.stages;
+        auto* box = reinterpret_cast<Storage*>(base + std::size_t(stage) * g.stage_bytes);
+        const int x0 = (tile % g.tiles_x) * g.tile_w, y0 = (tile / g.tiles_x) * g.tile_h;
+        mbar_wait(&full[stage], static_cast<std::uint32_t>((k / g.stages) & 1));
+        if (g.border != Border::Zero && tile_touches_edge(g, x0, y0)) {  // uniform per CTA
+            fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
+            __syncthreads();
+        }
+        compute_tile<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, staging);
+        if (staging) {
+            fence_proxy_async_smem();  // each writer orders its staging writes before the TMA store
+            __syncthreads();
+            if (tid == 0) {
+                tma_store_2d(&dst_map, x0 * epp, y0, staging);
+                bulk_commit();
+                bulk_wait_read();  // staging is rewritten by the next tile
+            }
+        }
+        __syncthreads();  // every thread is done with this stage
+        if (tid == 0) {
+            const int next = tile + g.stages * static_cast<int>(gridDim.x);
+            if (next < ntiles) {
+                fence_proxy_async_smem();  // the fix-up's generic writes before TMA overwrites the stage
+                issue(next, stage);
+            }
+        }
+    }
+    if (staging && tid == 0) bulk_wait_all();
+#else
+    (void)src_map; (void)dst_map; (void)filter; (void)g;
+#endif
+}
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <class Filter, class Pixel>
+Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
+    const int radius = filter_radius(a.params);
+    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius);
+    if (tile_w < 4)
+        return Result::fail("tma: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
+                            std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(a.src.format).elements_per_pixel)) +
+                            " pixels for " + std::string(to_string(a.src.format)) + ")");
+    const int tile_h = a.policy.tile_h;
+    const int stages = a.policy.stages;
+    const std::size_t staging = a.policy.tma_store ? std::size_t(tile_w) * std::size_t(tile_h) * bytes_per_pixel(a.dst.format) : 0;
+    TmaSetup s;
+    if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, staging, dev, &s); !r) return r;
+
+    auto kernel = stencil_tma_kernel<Filter, Pixel>;
+    const int smem = static_cast<int>(s.plan.shared_bytes);
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+        return Result::fail(std::string("stencil_tma_kernel: cannot reserve shared memory: ") + cudaGetErrorName(e));
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, static_cast<std::size_t>(smem));
+    if (per_sm < 1) return Result::fail("tma: " + std::to_string(smem) + " bytes of shared memory per block do not fit on an SM");
+    const int ntiles = s.plan.tiles_x * s.plan.tiles_y;
+    const int grid = std::min(ntiles, per_sm * dev.sm_count);
+    kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(s.src_map, s.dst_map, f, s.geom);
+    return launch_error("stencil_tma_kernel");
+}
+
+} // namespace
+
+Result launch_tma(const LaunchArgs& a) {
+    HopperDevice dev;
+    if (Result r = query_hopper("tma", &dev); !r) return r;
+    return dev::with_pixel(a.src.format, [&](auto pixel) {
+        using Pixel = decltype(pixel);
+        return dev::with_filter(a.params, [&](auto filter) { return run_tma<decltype(filter), Pixel>(a, filter, dev); });
+    });
 }
 
 } // namespace tl::cuda::detail

@@ -1,10 +1,122 @@
-// Mechanism "tma_ws": Hopper tile movement (kernel lands in the next commit; until then it refuses).
-#include "mechanisms.hpp"
+// Mechanism "tma_ws": warp-specialised TMA pipeline. Warp 0 is the producer: one elected lane
+// issues cp.async.bulk.tensor loads into an S-stage ring and runs up to S tiles ahead; warps
+// 1..8 are consumers that compute from the ring. Two mbarriers per stage carry the hand-off:
+//   full[s]:  producer arrive.expect_tx(box bytes) + TMA complete_tx  -> consumers may read
+//   empty[s]: one arrive per consumer warp                            -> producer may refill
+// Compared with "tma", no __syncthreads sits between a tile's compute and the next load: the
+// producer only waits for the stage it is about to overwrite.
+#include "tma_common.cuh"
+
+#include <algorithm>
 
 namespace tl::cuda::detail {
 
-Result launch_tma_ws(const LaunchArgs&) {
-    return Result::fail("tma_ws: kernel not built yet in this revision of the library");
+using namespace dev_tma;
+
+namespace {
+constexpr int kConsumerWarps = 8;
+constexpr int kThreads = 32 * (1 + kConsumerWarps);
+} // namespace
+
+template <class Filter, class Pixel>
+__global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_constant__ CUtensorMap src_map,
+                                                                  const Filter filter, const TileGeom g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using Storage = typename Pixel::Storage;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ alignas(8) std::uint64_t full[4];
+    __shared__ alignas(8) std::uint64_t empty[4];
+    unsigned char* base = align128(smem_raw);
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int ntiles = g.tiles_x * g.tiles_y;
+    const int epp = sizeof(Storage) / 4;
+
+    if (threadIdx.x == 0) {
+        prefetch_map(&src_map);
+        for (int s = 0; s < g.stages; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], kConsumerWarps);
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    if (warp == 0) {
+        // Producer. Only lane 0 works; the other 31 lanes of the warp simply leave (they hold no
+        // barrier role), which frees their issue slots for the consumers.
+        if (lane != 0) return;
+        for (int k = 0;; ++k) {
+            const int tile = static_cast<int>(blockIdx.x) + k * static_cast<int>(gridDim.x);
+            if (tile >= ntiles) break;
+            const int stage = k % g.stages;
+            if (k >= g.stages) {
+                mbar_wait(&empty[stage], static_cast<std::uint32_t>(((k / g.stages) - 1) & 1));
+                fence_proxy_async_smem();  // consumers' fix-up writes before TMA overwrites the stage
+            }
+            const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+            mbar_arrive_expect_tx(&full[stage], g.box_bytes);
+            tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.radius) * epp,
+                        ty * g.tile_h - g.radius, &full[stage]);
+        }
+        return;
+    }
+
+    // Consumers.
+    const int tid = static_cast<int>(threadIdx.x) - 32;
+    constexpr int nthreads = 32 * kConsumerWarps;
+    for (int k = 0;; ++k) {
+        const int tile = static_cast<int>(blockIdx.x) + k * static_cast<int>(gridDim.x);
+        if (tile >= ntiles) break;
+        const int stage = k % g.stages;
+        auto* box = reinterpret_cast<Storage*>(base + std::size_t(stage) * g.stage_bytes);
+        const int x0 = (tile % g.tiles_x) * g.tile_w, y0 = (tile / g.tiles_x) * g.tile_h;
+        mbar_wait(&full[stage], static_cast<std::uint32_t>((k / g.stages) & 1));
+        if (g.border != Border::Zero && tile_touches_edge(g, x0, y0)) {
+            fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
+            named_sync(1, nthreads);
+        }
+        compute_tile<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, nullptr);
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[stage]);
+    }
+#else
+    (void)src_map; (void)filter; (void)g;
+#endif
+}
+
+namespace {
+
+template <class Filter, class Pixel>
+Result run_tma_ws(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
+    const int radius = filter_radius(a.params);
+    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius);
+    if (tile_w < 4)
+        return Result::fail("tma_ws: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
+    TmaSetup s;
+    if (Result r = prepare_tma(a, "tma_ws", tile_w, a.policy.tile_h, a.policy.stages, false, 0, dev, &s); !r) return r;
+    auto kernel = stencil_tma_ws_kernel<Filter, Pixel>;
+    const int smem = static_cast<int>(s.plan.shared_bytes);
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+        return Result::fail(std::string("stencil_tma_ws_kernel: cannot reserve shared memory: ") + cudaGetErrorName(e));
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, static_cast<std::size_t>(smem));
+    if (per_sm < 1) return Result::fail("tma_ws: " + std::to_string(smem) + " bytes of shared memory per block do not fit on an SM");
+    const int ntiles = s.plan.tiles_x * s.plan.tiles_y;
+    const int grid = std::min(ntiles, per_sm * dev.sm_count);
+    kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(s.src_map, f, s.geom);
+    return launch_error("stencil_tma_ws_kernel");
+}
+
+} // namespace
+
+Result launch_tma_ws(const LaunchArgs& a) {
+    HopperDevice dev;
+    if (Result r = query_hopper("tma_ws", &dev); !r) return r;
+    return dev::with_pixel(a.src.format, [&](auto pixel) {
+        using Pixel = decltype(pixel);
+        return dev::with_filter(a.params, [&](auto filter) { return run_tma_ws<decltype(filter), Pixel>(a, filter, dev); });
+    });
 }
 
 } // namespace tl::cuda::detail

@@ -1,0 +1,324 @@
+// Shared pieces of the Hopper mechanisms (tma, tma_ws, cluster): tensor-map encoding through the
+// runtime's driver entry point, mbarrier / cp.async.bulk.tensor wrappers, the border fix-up of a
+// zero-filled halo, and the compute + store of one output tile from a shared-memory tile.
+#pragma once
+
+#include "filters.cuh"
+#include "mechanisms.hpp"
+#include "tile_planner.hpp"
+
+#include <cuda.h>          // CUtensorMap and its enums only: libcuda is never linked
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+
+#include <cstdint>
+#include <string>
+
+namespace tl::cuda::detail {
+
+// ---- host ------------------------------------------------------------------------------------
+
+// Geometry a TMA kernel needs; the same struct is a kernel parameter.
+struct TileGeom {
+    int width, height;          // image size in pixels
+    int tile_w, tile_h;         // output pixels per tile (tile_w a multiple of 4)
+    int radius;                 // halo in pixels
+    int box_stride;             // pixels between rows of a shared tile
+    int tiles_x, tiles_y;
+    int stages;
+    std::uint32_t stage_bytes;  // bytes between stages (multiple of 128)
+    std::uint32_t box_bytes;    // bytes TMA writes per stage (mbarrier transaction count)
+    Border border;
+    void* dst;
+    std::size_t dst_pitch;
+    bool vec_store;             // dst base and pitch allow 16-byte stores
+    bool tma_store;             // write the output tile with cp.async.bulk.tensor (tma only)
+};
+
+// The capability check shared by the three launchers: a readable refusal on older GPUs.
+struct HopperDevice {
+    int sm_count = 0;
+    std::size_t smem_optin = 0;  // bytes of dynamic shared memory a block may opt in to
+};
+inline Result query_hopper(const char* mechanism, HopperDevice* out) {
+    int dev = 0;
+    if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess)
+        return Result::fail(std::string(mechanism) + ": no CUDA device (" + cudaGetErrorName(e) + ")");
+    int major = 0, minor = 0, sms = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (major < 9)
+        return Result::fail(std::string(mechanism) + " needs compute capability 9.0; this GPU is " + std::to_string(major) +
+                            "." + std::to_string(minor));
+    out->sm_count = sms;
+    out->smem_optin = static_cast<std::size_t>(optin);
+    return Result::success();
+}
+
+// cuTensorMapEncodeTiled is a driver API function; it is reached through the runtime so the
+// binary never needs libcuda.so.1 at load time (DESIGN.md: CI has no NVIDIA driver).
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult q{};
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    }();
+    return fn;
+}
+
+// Encodes a rank-2 tiled map for a box the planner has validated (validate_tma_box).
+inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelFormat f, void* address, const char* what) {
+    const auto encode = tensor_map_encoder();
+    if (!encode) return Result::fail(std::string(what) + ": the driver does not provide cuTensorMapEncodeTiled");
+    const cuuint64_t dims[2] = {d.global_dim[0], d.global_dim[1]};
+    const cuuint64_t strides[1] = {d.global_stride};
+    const cuuint32_t box[2] = {d.box_dim[0], d.box_dim[1]};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    const CUtensorMapDataType type =
+        f == PixelFormat::RGBA32F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    // OOB fill NONE means zeros: exactly Border::Zero; other borders get the shared-memory fix-up.
+    const CUresult r = encode(map, type, 2, address, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return Result::fail(std::string(what) + ": cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ")");
+    return Result::success();
+}
+
+// Plans the source ring (and, with tma_store, the destination box) and fills TileGeom.
+struct TmaSetup {
+    TmaTilePlan plan;
+    TileGeom geom{};
+    CUtensorMap src_map{};
+    CUtensorMap dst_map{};
+};
+inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w, int tile_h, int stages, bool tma_store,
+                          std::size_t extra_shared, const HopperDevice& dev, TmaSetup* s) {
+    const int radius = filter_radius(a.params);
+    TmaPlanRequest req;
+    req.width = a.src.width;
+    req.height = a.src.height;
+    req.pitch = a.src.pitch;
+    req.format = a.src.format;
+    req.address = reinterpret_cast<std::uintptr_t>(a.src.data);
+    req.radius = radius;
+    req.tile_w = tile_w;
+    req.tile_h = tile_h;
+    req.stages = stages;
+    req.extra_shared = extra_shared;
+    req.shared_limit = dev.smem_optin;
+    s->plan = plan_tma_tiles(req);
+    if (!s->plan.ok) return Result::fail(std::string(mechanism) + ": " + s->plan.reason);
+    if (Result r = encode_tensor_map(&s->src_map, s->plan.box, a.src.format, a.src.data, mechanism); !r) return r;
+    const std::size_t bpp = bytes_per_pixel(a.dst.format);
+    if (tma_store) {
+        TmaBoxDesc d = s->plan.box;
+        d.global_address = reinterpret_cast<std::uintptr_t>(a.dst.data);
+        d.global_stride = a.dst.pitch;
+        d.box_dim[0] = static_cast<std::uint32_t>(tile_w * s->plan.layout.elements_per_pixel);
+        d.box_dim[1] = static_cast<std::uint32_t>(tile_h);
+        if (std::string why = validate_tma_box(d); !why.empty())
+            return Result::fail(std::string(mechanism) + " store: " + why);
+        if (Result r = encode_tensor_map(&s->dst_map, d, a.dst.format, a.dst.data, mechanism); !r) return r;
+    }
+    TileGeom& g = s->geom;
+    g.width = a.src.width;
+    g.height = a.src.height;
+    g.tile_w = tile_w;
+    g.tile_h = tile_h;
+    g.radius = radius;
+    g.box_stride = s->plan.box_stride_px;
+    g.tiles_x = s->plan.tiles_x;
+    g.tiles_y = s->plan.tiles_y;
+    g.stages = stages;
+    g.stage_bytes = s->plan.stage_bytes;
+    g.box_bytes = s->plan.box_bytes;
+    g.border = a.border;
+    g.dst = a.dst.data;
+    g.dst_pitch = a.dst.pitch;
+    g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0 && bpp > 0;
+    g.tma_store = tma_store;
+    return Result::success();
+}
+
+// A policy's tile narrowed to what one TMA box row can hold for this radius and format, and
+// rounded to the 4 pixels one thread stores; 0 when nothing fits.
+inline int fit_tile_w(int requested, PixelFormat f, int radius) {
+    int w = requested < 4 ? 4 : (requested + 3) / 4 * 4;
+    const int cap = max_tma_tile_w(f, radius);
+    return w > cap ? cap : w;
+}
+
+inline Result launch_error(const char* kernel) {
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return Result::fail(std::string(kernel) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+    return Result::success();
+}
+
+// ---- device ----------------------------------------------------------------------------------
+namespace dev_tma {
+
+using tl::cuda::dev::operator+;
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, std::uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+// Makes the initialised barriers visible to the async proxy (TMA) and to the other CTAs of a cluster.
+__device__ __forceinline__ void fence_barrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
+    std::uint32_t done = 0;
+    do {
+        asm volatile(
+            "{\n\t.reg .pred p;\n\t"
+            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+            "selp.u32 %0, 1, 0, p;\n\t}"
+            : "=r"(done)
+            : "r"(smem_u32(bar)), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+// Orders this thread's generic-proxy shared-memory accesses before later async-proxy (TMA) ones.
+__device__ __forceinline__ void fence_proxy_async_smem() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// One 2D box global -> shared; completion is counted in bytes on `bar`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1, std::uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+            smem_u32(dst)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar))
+        : "memory");
+}
+// One 2D box shared -> global; the parts outside the tensor are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int c0, int c1, const void* src) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     reinterpret_cast<std::uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(smem_u32(src))
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until the committed stores have finished reading shared memory (the buffer may be reused).
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+// Consumer-only barrier (named barrier 1) for warp-specialised kernels.
+__device__ __forceinline__ void named_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+#endif
+
+__device__ __forceinline__ unsigned char* align128(unsigned char* p) {
+    return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 127) & ~std::uintptr_t(127));
+}
+
+// Reads a shared tile as the filter's window: win(dx, dy) around one output pixel.
+template <class Pixel>
+struct SmemWindow {
+    const typename Pixel::Storage* c;
+    int stride;
+    __device__ __forceinline__ float4 operator()(int dx, int dy) const { return Pixel::to_float(c[dy * stride + dx]); }
+};
+
+// Whether the halo of the tile at (x0, y0) reaches outside the image.
+__device__ __forceinline__ bool tile_touches_edge(const TileGeom& g, int x0, int y0) {
+    return x0 - g.radius < 0 || y0 - g.radius < 0 || x0 + g.tile_w + g.radius > g.width ||
+           y0 + g.tile_h + g.radius > g.height;
+}
+
+// TMA filled the out-of-image cells with zeros; for Clamp and Mirror re-write them from the
+// in-image cell fold_coord names. The folded cell is always inside the image, so no thread
+// writes a cell another thread reads, and (see the planner notes) it is inside the box for every
+// cell an output reads. `rows` limits the fix-up to the box rows [row_begin, row_end).
+template <class Pixel>
+__device__ __forceinline__ void fix_border(typename Pixel::Storage* tile, const TileGeom& g, int x0, int y0, int tid,
+                                           int nthreads, int row_begin, int row_end) {
+    const int bw = g.tile_w + 2 * g.radius;
+    const int bh = g.tile_h + 2 * g.radius;
+    const int bx0 = x0 - g.radius, by0 = y0 - g.radius;
+    const int n = bw * (row_end - row_begin);
+    for (int i = tid; i < n; i += nthreads) {
+        const int by = row_begin + i / bw, bx = i % bw;
+        const int gx = bx0 + bx, gy = by0 + by;
+        if (gx >= 0 && gx < g.width && gy >= 0 && gy < g.height) continue;
+        const int sx = fold_coord(gx, g.width, g.border) - bx0;
+        const int sy = fold_coord(gy, g.height, g.border) - by0;
+        if (sx < 0 || sx >= bw || sy < 0 || sy >= bh) continue;  // only cells no stored output reads
+        tile[by * g.box_stride + bx] = tile[sy * g.box_stride + sx];
+    }
+    (void)bh;
+}
+
+// Stores 4 horizontally adjacent output pixels starting at (x, y).
+template <class Pixel>
+__device__ __forceinline__ void store4(const TileGeom& g, int x, int y, const typename Pixel::Storage (&v)[4]) {
+    if (y >= g.height) return;
+    auto* row = tl::cuda::dev::row_ptr<Pixel>(g.dst, g.dst_pitch, y);
+    if (g.vec_store && x + 3 < g.width) {
+        if constexpr (sizeof(typename Pixel::Storage) == 4) {
+            *reinterpret_cast<uint4*>(row + x) = make_uint4(v[0], v[1], v[2], v[3]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) row[x + i] = v[i];
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        if (x + i < g.width) row[x + i] = v[i];
+}
+
+// Computes the tile whose shared copy (tile + halo) is `tile`; each work item is 4 adjacent
+// outputs so RGBA8 leaves as one 16-byte store. With `staging` the results go to shared memory
+// (row pitch tile_w) for a TMA store instead of to global memory.
+template <class Filter, class Pixel>
+__device__ __forceinline__ void compute_tile(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
+                                             int x0, int y0, int tid, int nthreads,
+                                             typename Pixel::Storage* staging) {
+    using Storage = typename Pixel::Storage;
+    const int groups = g.tile_w / 4;
+    const int items = groups * g.tile_h;
+    const int rows_left = g.height - y0;
+    for (int item = tid; item < items; item += nthreads) {
+        const int ly = item / groups;
+        const int lx = (item - ly * groups) * 4;
+        if (!staging && (ly >= rows_left || x0 + lx >= g.width)) continue;
+        const Storage* c = tile + (ly + g.radius) * g.box_stride + lx + g.radius;
+        Storage out[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(SmemWindow<Pixel>{c + i, g.box_stride}));
+        if (staging) {
+            Storage* s = staging + ly * g.tile_w + lx;
+            if constexpr (sizeof(Storage) == 4) {
+                *reinterpret_cast<uint4*>(s) = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) s[i] = out[i];
+            }
+        } else {
+            store4<Pixel>(g, x0 + lx, y0 + ly, out);
+        }
+    }
+}
+
+} // namespace dev_tma
+} // namespace tl::cuda::detail

@@ -1,0 +1,119 @@
+// TMA tile planner: box geometry, shared-memory ring layout and every TMA rule checked on the host.
+#include "tile_planner.hpp"
+
+#include <string>
+
+namespace tl::cuda {
+
+namespace {
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+} // namespace
+
+TmaElementLayout tma_element_layout(PixelFormat f) {
+    if (f == PixelFormat::RGBA32F) return {4, 4};
+    return {4, 1};
+}
+
+int max_tma_tile_w(PixelFormat f, int radius) {
+    const int max_box_px = static_cast<int>(kTmaMaxBoxDim) / tma_element_layout(f).elements_per_pixel;
+    const int w = (max_box_px - 2 * radius) / 4 * 4;  // the box is padded to 4 pixels anyway
+    return w > 0 ? w : 0;
+}
+
+std::string validate_tma_box(const TmaBoxDesc& d) {
+    if (d.element_bytes != 1 && d.element_bytes != 2 && d.element_bytes != 4 && d.element_bytes != 8)
+        return "TMA element size " + num(std::uint64_t(d.element_bytes)) + " bytes is not 1, 2, 4 or 8";
+    if (d.global_address % kTmaGlobalAlign != 0)
+        return "TMA global address must be 16-byte aligned (address % 16 = " + num(d.global_address % kTmaGlobalAlign) + ")";
+    for (int i = 0; i < 2; ++i) {
+        if (d.global_dim[i] == 0 || d.global_dim[i] > kTmaMaxGlobalDim)
+            return "TMA global dimension " + num(std::uint64_t(i)) + " is " + num(d.global_dim[i]) + "; it must be in 1..2^32";
+    }
+    if (d.global_stride % kTmaStrideMultiple != 0)
+        return "TMA global stride (row pitch) " + num(d.global_stride) + " bytes is not a multiple of 16";
+    if (d.global_stride >= kTmaMaxStride)
+        return "TMA global stride (row pitch) " + num(d.global_stride) + " bytes is not below 2^40";
+    if (d.global_stride < d.global_dim[0] * std::uint64_t(d.element_bytes))
+        return "TMA global stride (row pitch) " + num(d.global_stride) + " bytes is smaller than one row of " +
+               num(d.global_dim[0] * std::uint64_t(d.element_bytes)) + " bytes";
+    for (int i = 0; i < 2; ++i) {
+        if (d.box_dim[i] == 0 || d.box_dim[i] > kTmaMaxBoxDim)
+            return "TMA box dimension " + num(std::uint64_t(i)) + " is " + num(d.box_dim[i]) + " elements; it must be in 1..256";
+    }
+    const std::uint64_t inner_bytes = std::uint64_t(d.box_dim[0]) * std::uint64_t(d.element_bytes);
+    if (inner_bytes % kTmaInnerBoxBytesMultiple != 0)
+        return "TMA inner box row is " + num(inner_bytes) + " bytes; it must be a multiple of 16";
+    if (d.shared_offset % kTmaSharedAlign != 0)
+        return "TMA shared-memory destination must be 128-byte aligned (offset % 128 = " +
+               num(d.shared_offset % kTmaSharedAlign) + ")";
+    return {};
+}
+
+TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
+    TmaTilePlan p;
+    auto fail = [&p](std::string why) {
+        p.ok = false;
+        p.reason = std::move(why);
+        return p;
+    };
+    if (r.width < 1 || r.height < 1)
+        return fail("image size " + std::to_string(r.width) + "x" + std::to_string(r.height) + " is empty");
+    if (r.radius < 0) return fail("filter radius " + std::to_string(r.radius) + " is negative");
+    if (r.tile_w < 1 || r.tile_h < 1)
+        return fail("tile " + std::to_string(r.tile_w) + "x" + std::to_string(r.tile_h) + " is empty");
+    if (r.stages < 1 || r.stages > 4)
+        return fail("pipeline stages " + std::to_string(r.stages) + " is outside 1..4");
+
+    p.layout = tma_element_layout(r.format);
+    const int epp = p.layout.elements_per_pixel;
+    const int eb = p.layout.element_bytes;
+    const int px_bytes = epp * eb;
+    // Pad the box row to a whole 16 bytes: TMA refuses other inner box sizes; the extra columns
+    // are loaded (or zero-filled) and never read.
+    const int px_per_16 = 16 / px_bytes > 0 ? 16 / px_bytes : 1;
+    p.box_w_px = static_cast<int>(round_up(std::uint64_t(r.tile_w + 2 * r.radius), std::uint64_t(px_per_16)));
+    p.box_h = r.tile_h + 2 * r.radius;
+    p.box_stride_px = p.box_w_px;
+
+    p.box.global_address = r.address;
+    p.box.global_dim[0] = std::uint64_t(r.width) * std::uint64_t(epp);
+    p.box.global_dim[1] = std::uint64_t(r.height);
+    p.box.global_stride = r.pitch;
+    p.box.box_dim[0] = static_cast<std::uint32_t>(p.box_w_px * epp);
+    p.box.box_dim[1] = static_cast<std::uint32_t>(p.box_h);
+    p.box.element_bytes = eb;
+    p.box.shared_offset = 0;
+    if (p.box.box_dim[0] > kTmaMaxBoxDim)
+        return fail("tile width " + std::to_string(r.tile_w) + " + 2 x radius " + std::to_string(r.radius) + " = " +
+                    std::to_string(p.box_w_px) + " pixels exceeds the TMA box limit of " +
+                    std::to_string(kTmaMaxBoxDim / std::uint32_t(epp)) + " pixels for " + std::string(to_string(r.format)));
+    if (p.box.box_dim[1] > kTmaMaxBoxDim)
+        return fail("tile height " + std::to_string(r.tile_h) + " + 2 x radius " + std::to_string(r.radius) + " = " +
+                    std::to_string(p.box_h) + " rows exceeds the TMA box limit of 256 rows");
+    if (std::string why = validate_tma_box(p.box); !why.empty()) return fail(why);
+
+    p.box_bytes = p.box.box_dim[0] * p.box.box_dim[1] * std::uint32_t(eb);
+    p.stage_bytes = static_cast<std::uint32_t>(round_up(p.box_bytes, kTmaSharedAlign));
+    // Every stage starts at base + s * stage_bytes, a multiple of 128, so each stage passes the
+    // shared-destination rule when the base does (the kernel aligns the base itself, hence +128).
+    for (int s = 0; s < r.stages; ++s) {
+        TmaBoxDesc stage = p.box;
+        stage.shared_offset = std::uint32_t(s) * p.stage_bytes;
+        if (std::string why = validate_tma_box(stage); !why.empty()) return fail(why);
+    }
+    p.shared_bytes = std::size_t(p.stage_bytes) * std::size_t(r.stages) + r.extra_shared + kTmaSharedAlign;
+    if (r.shared_limit != 0 && p.shared_bytes > r.shared_limit)
+        return fail("tiles need " + std::to_string(p.shared_bytes) + " bytes of shared memory (" + std::to_string(r.stages) +
+                    " stages of " + std::to_string(p.stage_bytes) + " + " + std::to_string(r.extra_shared) +
+                    "); this device allows " + std::to_string(r.shared_limit) + " per block");
+    p.tiles_x = (r.width + r.tile_w - 1) / r.tile_w;
+    p.tiles_y = (r.height + r.tile_h - 1) / r.tile_h;
+    p.ok = true;
+    return p;
+}
+
+} // namespace tl::cuda

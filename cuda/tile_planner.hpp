@@ -1,0 +1,94 @@
+// TMA tile planner: turns an image + filter radius + tile policy into tensor-map box geometry and
+// shared-memory layout, checking every TMA rule on the host and naming the one a request breaks.
+// Host-only C++ (no CUDA headers) so it is unit-tested on machines without a GPU.
+#pragma once
+
+#include "filter_spec.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tl::cuda {
+
+// Element representation chosen for the tensor maps (documented once, used by every TMA kernel):
+//  - RGBA8:   one UINT32 element per pixel (R in the lowest byte). A 256-element box row is 256
+//             pixels; the inner box is padded to a multiple of 4 pixels (16 bytes).
+//  - RGBA32F: FLOAT32 elements, 4 per pixel, the inner dimension is 4 * width elements. A box
+//             row of 256 elements is 64 pixels, which caps tile_w + 2R at 64 for RGBA32F.
+// Both are rank-2 maps {inner elements, rows} with the row pitch as the one global stride.
+struct TmaElementLayout {
+    int element_bytes = 4;       // 4 (UINT32 or FLOAT32)
+    int elements_per_pixel = 1;  // 1 for RGBA8, 4 for RGBA32F
+};
+TmaElementLayout tma_element_layout(PixelFormat f);
+
+// Hardware limits of cp.async.bulk.tensor (PTX ISA "Tensor access modes" / CUDA driver API
+// cuTensorMapEncodeTiled), named so the unit tests and the planner share one source.
+inline constexpr std::uint32_t kTmaMaxBoxDim = 256;             // every boxDim[i] <= 256
+inline constexpr std::uint32_t kTmaInnerBoxBytesMultiple = 16;   // boxDim[0] * elementSize % 16 == 0
+inline constexpr std::uint64_t kTmaStrideMultiple = 16;          // globalStrides[i] % 16 == 0
+inline constexpr std::uint64_t kTmaMaxStride = std::uint64_t(1) << 40;  // globalStrides[i] < 2^40
+inline constexpr std::uint64_t kTmaMaxGlobalDim = std::uint64_t(1) << 32;  // globalDim[i] <= 2^32
+inline constexpr std::uintptr_t kTmaGlobalAlign = 16;           // globalAddress % 16 == 0
+inline constexpr std::uint32_t kTmaSharedAlign = 128;            // shared destination, no swizzle
+// Box start coordinates: the PTX ISA states tensor coordinates are signed 32-bit integers and any
+// box element outside the tensor is filled (zeros here). Nothing requires the x start to be a
+// multiple of 16 bytes. DESIGN.md relays a report of an illegal instruction on an H200 for an
+// x start that is not 16-byte aligned; tests/gpu/test_tma_box_start.cpp loads RGBA8 boxes at
+// x = -3, -1, 1, 3, 5 on the GPU and compares every element with the expected values (see the
+// report of that test in the commit history). The planner therefore requires no x-start
+// alignment: kTmaBoxStartAlignPixels = 1, and tiles start at tile_x * tile_w - R.
+inline constexpr int kTmaBoxStartAlignPixels = 1;
+
+// A raw description of one tensor map + box, as it will be handed to cuTensorMapEncodeTiled.
+struct TmaBoxDesc {
+    std::uintptr_t global_address = 0;
+    std::uint64_t global_dim[2] = {0, 0};   // elements {inner, rows}
+    std::uint64_t global_stride = 0;        // bytes between rows
+    std::uint32_t box_dim[2] = {0, 0};      // elements {inner, rows}
+    int element_bytes = 4;
+    std::uint32_t shared_offset = 0;        // byte offset of the destination in shared memory
+};
+
+// Empty when the descriptor satisfies every TMA rule; otherwise one sentence naming the rule.
+std::string validate_tma_box(const TmaBoxDesc& d);
+
+struct TmaPlanRequest {
+    int width = 0;
+    int height = 0;
+    std::size_t pitch = 0;              // bytes
+    PixelFormat format = PixelFormat::RGBA8;
+    std::uintptr_t address = 0;         // device address of the image (alignment is checked)
+    int radius = 0;                     // stencil halo in pixels
+    int tile_w = 0;                     // output pixels per tile
+    int tile_h = 0;
+    int stages = 1;                     // shared-memory ring depth (1..4)
+    std::size_t extra_shared = 0;       // bytes the kernel needs besides the ring (output staging, barriers)
+    std::size_t shared_limit = 0;       // bytes of dynamic shared memory one block may use on this device (0: not checked)
+};
+
+struct TmaTilePlan {
+    bool ok = false;
+    std::string reason;                 // empty when ok; names the rule that failed
+    TmaElementLayout layout;
+    TmaBoxDesc box;                     // the source tensor map (shared_offset = first stage)
+    int box_w_px = 0;                   // pixels per box row, tile_w + 2R rounded up to 16 bytes
+    int box_h = 0;                      // rows per box, tile_h + 2R
+    int box_stride_px = 0;              // pixels between rows in shared memory (= box_w_px)
+    std::uint32_t stage_bytes = 0;      // bytes of one stage, a multiple of 128
+    std::uint32_t box_bytes = 0;        // bytes TMA writes per stage (the mbarrier tx count)
+    std::size_t shared_bytes = 0;       // ring + extra + 128 bytes of slack to align the base
+    int tiles_x = 0;
+    int tiles_y = 0;
+};
+
+// Plans the tile ring; on failure ok == false and reason says which rule (or input) failed.
+TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r);
+
+// Largest tile width (in pixels, a multiple of 4) that keeps tile_w + 2R within one box row for
+// this format, or 0 when the radius alone fills the box. Launchers use it to narrow a policy's
+// tile for large radii instead of refusing.
+int max_tma_tile_w(PixelFormat f, int radius);
+
+} // namespace tl::cuda
