@@ -1,0 +1,159 @@
+// Unit tests of the TMA tile planner: each TMA rule broken alone gives its own reason, and good
+// plans for odd and large images over radii 1..32 satisfy every rule.
+#include "tile_planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using tl::PixelFormat;
+using namespace tl::cuda;
+
+TmaBoxDesc good_box() {
+    TmaBoxDesc d;
+    d.global_address = 0x7f0000000000;
+    d.global_dim[0] = 3840;
+    d.global_dim[1] = 2160;
+    d.global_stride = 3840 * 4;
+    d.box_dim[0] = 132;
+    d.box_dim[1] = 34;
+    d.element_bytes = 4;
+    d.shared_offset = 256;
+    return d;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(TmaBox, GoodDescriptorPasses) { EXPECT_EQ(validate_tma_box(good_box()), ""); }
+
+TEST(TmaBox, EachRuleNamesItself) {
+    struct Case {
+        const char* what;
+        void (*breaks)(TmaBoxDesc&);
+        const char* expect;
+    };
+    const Case cases[] = {
+        {"address", [](TmaBoxDesc& d) { d.global_address += 4; }, "global address must be 16-byte aligned"},
+        {"stride multiple", [](TmaBoxDesc& d) { d.global_stride += 4; }, "not a multiple of 16"},
+        {"stride limit",
+         [](TmaBoxDesc& d) {
+             d.global_stride = std::uint64_t(1) << 40;
+         },
+         "not below 2^40"},
+        {"stride < row", [](TmaBoxDesc& d) { d.global_stride = 3840 * 4 - 16; }, "smaller than one row"},
+        {"global dim 0", [](TmaBoxDesc& d) { d.global_dim[0] = 0; }, "global dimension 0"},
+        {"global dim 1", [](TmaBoxDesc& d) { d.global_dim[1] = (std::uint64_t(1) << 32) + 1; }, "global dimension 1"},
+        {"box dim 0", [](TmaBoxDesc& d) { d.box_dim[0] = 260; }, "box dimension 0 is 260"},
+        {"box dim 1", [](TmaBoxDesc& d) { d.box_dim[1] = 257; }, "box dimension 1 is 257"},
+        {"inner bytes", [](TmaBoxDesc& d) { d.box_dim[0] = 130; }, "inner box row is 520 bytes"},
+        {"shared align", [](TmaBoxDesc& d) { d.shared_offset = 64; }, "128-byte aligned"},
+        {"element size", [](TmaBoxDesc& d) { d.element_bytes = 3; }, "element size 3"},
+    };
+    for (const Case& c : cases) {
+        TmaBoxDesc d = good_box();
+        c.breaks(d);
+        const std::string why = validate_tma_box(d);
+        EXPECT_TRUE(contains(why, c.expect)) << c.what << ": got \"" << why << "\"";
+    }
+}
+
+TmaPlanRequest request(int w, int h, PixelFormat f, int radius, int tile_w, int tile_h, int stages) {
+    TmaPlanRequest r;
+    r.width = w;
+    r.height = h;
+    r.format = f;
+    r.pitch = (std::size_t(w) * (f == PixelFormat::RGBA8 ? 4 : 16) + 15) / 16 * 16;
+    r.address = 0x7f0000000000;
+    r.radius = radius;
+    r.tile_w = tile_w;
+    r.tile_h = tile_h;
+    r.stages = stages;
+    r.shared_limit = 227 * 1024;
+    return r;
+}
+
+// Every rule the planner promises, re-checked from the plan's own numbers.
+void expect_valid_plan(const TmaPlanRequest& r, const TmaTilePlan& p) {
+    ASSERT_TRUE(p.ok) << r.width << "x" << r.height << " R=" << r.radius << ": " << p.reason;
+    const int epp = r.format == PixelFormat::RGBA8 ? 1 : 4;
+    EXPECT_GE(p.box_w_px, r.tile_w + 2 * r.radius);
+    EXPECT_LT(p.box_w_px, r.tile_w + 2 * r.radius + 4);
+    EXPECT_EQ(p.box_h, r.tile_h + 2 * r.radius);
+    EXPECT_LE(p.box.box_dim[0], 256u);
+    EXPECT_LE(p.box.box_dim[1], 256u);
+    EXPECT_EQ(p.box.box_dim[0] * 4 % 16, 0u);
+    EXPECT_EQ(p.box.box_dim[0], std::uint32_t(p.box_w_px * epp));
+    EXPECT_EQ(p.stage_bytes % 128, 0u);
+    EXPECT_GE(p.stage_bytes, p.box_bytes);
+    EXPECT_EQ(p.box_bytes, p.box.box_dim[0] * p.box.box_dim[1] * 4u);
+    EXPECT_LE(p.shared_bytes, r.shared_limit);
+    EXPECT_EQ(p.tiles_x * r.tile_w >= r.width, true);
+    EXPECT_LT((p.tiles_x - 1) * r.tile_w, r.width);
+    EXPECT_GE(p.tiles_y * r.tile_h, r.height);
+    EXPECT_LT((p.tiles_y - 1) * r.tile_h, r.height);
+    EXPECT_EQ(validate_tma_box(p.box), "");
+}
+
+TEST(TmaPlanner, GoodPlansForOddAndLargeImages) {
+    const int sizes[][2] = {{1, 1}, {17, 9}, {4097, 3}, {3840, 2160}};
+    for (auto [w, h] : sizes)
+        for (int radius = 1; radius <= 32; ++radius) {
+            // RGBA8: a wide tile narrowed to what one box row holds for this radius.
+            const int tw = std::min(128, max_tma_tile_w(PixelFormat::RGBA8, radius));
+            const TmaPlanRequest r8 = request(w, h, PixelFormat::RGBA8, radius, tw, 32, 3);
+            expect_valid_plan(r8, plan_tma_tiles(r8));
+            const int twf = max_tma_tile_w(PixelFormat::RGBA32F, radius);
+            if (twf >= 4) {
+                const TmaPlanRequest rf = request(w, h, PixelFormat::RGBA32F, radius, std::min(twf, 32), 16, 2);
+                expect_valid_plan(rf, plan_tma_tiles(rf));
+            }
+        }
+}
+
+TEST(TmaPlanner, MaxTileWidthFollowsTheBoxLimit) {
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA8, 1), 252);
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA8, 32), 192);
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 1), 60);
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 30), 4);
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 31), 0);
+}
+
+TEST(TmaPlanner, InnerBoxIsPaddedToSixteenBytes) {
+    const TmaTilePlan p = plan_tma_tiles(request(100, 100, PixelFormat::RGBA8, 1, 17, 8, 1));
+    ASSERT_TRUE(p.ok) << p.reason;
+    EXPECT_EQ(p.box_w_px, 20);  // 17 + 2 = 19 pixels -> 20 (80 bytes)
+}
+
+TEST(TmaPlanner, EachRequestRuleNamesItself) {
+    struct Case {
+        const char* what;
+        void (*breaks)(TmaPlanRequest&);
+        const char* expect;
+    };
+    const Case cases[] = {
+        {"empty image", [](TmaPlanRequest& r) { r.width = 0; }, "is empty"},
+        {"empty tile", [](TmaPlanRequest& r) { r.tile_h = 0; }, "tile 128x0 is empty"},
+        {"stages", [](TmaPlanRequest& r) { r.stages = 5; }, "stages 5 is outside 1..4"},
+        {"negative radius", [](TmaPlanRequest& r) { r.radius = -1; }, "negative"},
+        {"box width", [](TmaPlanRequest& r) { r.radius = 65; }, "exceeds the TMA box limit of 256 pixels"},
+        {"box height", [](TmaPlanRequest& r) { r.tile_h = 250; }, "rows exceeds the TMA box limit of 256 rows"},
+        {"float box width", [](TmaPlanRequest& r) { r.format = tl::PixelFormat::RGBA32F; r.pitch = 3840 * 16; },
+         "box limit of 64 pixels for rgba32f"},
+        {"address", [](TmaPlanRequest& r) { r.address += 8; }, "global address must be 16-byte aligned"},
+        {"pitch", [](TmaPlanRequest& r) { r.pitch += 4; }, "not a multiple of 16"},
+        {"pitch too small", [](TmaPlanRequest& r) { r.pitch = 3840 * 4 - 16; }, "smaller than one row"},
+        {"shared limit", [](TmaPlanRequest& r) { r.shared_limit = 48 * 1024; r.stages = 4; }, "bytes of shared memory"},
+    };
+    for (const Case& c : cases) {
+        TmaPlanRequest r = request(3840, 2160, PixelFormat::RGBA8, 4, 128, 32, 2);
+        ASSERT_TRUE(plan_tma_tiles(r).ok);
+        c.breaks(r);
+        const TmaTilePlan p = plan_tma_tiles(r);
+        EXPECT_FALSE(p.ok) << c.what;
+        EXPECT_TRUE(contains(p.reason, c.expect)) << c.what << ": got \"" << p.reason << "\"";
+    }
+}
+
+} // namespace
