@@ -27,4 +27,12 @@ Result launch_tma(const LaunchArgs& a);      // tma.cu
 Result launch_tma_ws(const LaunchArgs& a);   // tma_ws.cu
 Result launch_cluster(const LaunchArgs& a);  // cluster.cu
 
+// Properties of the current device, read once per device (launch.cpp); launchers size their
+// shared memory and persistent grids from it.
+const cudaDeviceProp& current_device_props();
+
+// "kernel <name>: <cudaGetErrorString>" when the launch just made failed (and clears the error so
+// the process stays usable); success otherwise.
+Result launch_error(const char* kernel_name);
+
 } // namespace tl::cuda::detail

@@ -1,0 +1,166 @@
+// The stencil host API in a CUDA build: device status, capability checks and the validated
+// launch that dispatches to one launcher per mechanism (kLaunchers).
+#include "mechanisms.hpp"
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace tl::cuda {
+
+namespace detail {
+
+namespace {
+
+struct Row {
+    Mechanism m;
+    Launcher fn;
+};
+constexpr std::array<Row, 7> kLaunchers{{
+    {Mechanism::Global, launch_global},
+    {Mechanism::Texture, launch_texture},
+    {Mechanism::Smem, launch_smem},
+    {Mechanism::Ldgsts, launch_ldgsts},
+    {Mechanism::Tma, launch_tma},
+    {Mechanism::TmaWs, launch_tma_ws},
+    {Mechanism::Cluster, launch_cluster},
+}};
+
+struct DeviceCache {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<cudaDeviceProp>> props;  // per device ordinal, filled on first use
+};
+DeviceCache& device_cache() {
+    static DeviceCache* c = new DeviceCache;  // never destroyed: used until the very end of main
+    return *c;
+}
+
+std::string cc_text(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
+} // namespace
+
+const cudaDeviceProp& current_device_props() {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    auto& c = device_cache();
+    std::lock_guard lock(c.mutex);
+    if (c.props.size() <= static_cast<std::size_t>(dev)) c.props.resize(static_cast<std::size_t>(dev) + 1);
+    auto& p = c.props[static_cast<std::size_t>(dev)];
+    if (!p) {
+        p = std::make_unique<cudaDeviceProp>();
+        if (cudaGetDeviceProperties(p.get(), dev) != cudaSuccess) (void)cudaGetLastError();
+    }
+    return *p;
+}
+
+Result launch_error(const char* kernel_name) {
+    const cudaError_t e = cudaGetLastError();  // also clears a non-sticky error: the process stays usable
+    if (e == cudaSuccess) return Result::success();
+    return Result::fail(std::string("kernel ") + kernel_name + ": " + cudaGetErrorString(e));
+}
+
+} // namespace detail
+
+Result cuda_status() {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        switch (e) {
+        case cudaErrorInsufficientDriver:
+            return Result::fail("CUDA unavailable: no NVIDIA driver, or one too old for this CUDA runtime "
+                                "(cudaErrorInsufficientDriver)");
+        case cudaErrorNoDevice: return Result::fail("CUDA unavailable: no CUDA-capable GPU (cudaErrorNoDevice)");
+        default:
+            return Result::fail(std::string("CUDA unavailable: ") + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) +
+                                ")");
+        }
+    }
+    if (count == 0) return Result::fail("CUDA unavailable: no CUDA-capable GPU");
+    return Result::success();
+}
+
+namespace {
+
+Result check_capability(Mechanism m, const FilterParams& params, PixelFormat, const Policy& policy) {
+    if (auto st = cuda_status(); !st) return st;
+    if (auto why = validate(params); !why.empty()) return Result::fail(why);
+    const auto& info = mechanism_info(m);
+    const cudaDeviceProp& p = detail::current_device_props();
+    if (p.major < info.min_cc_major || (p.major == info.min_cc_major && p.minor < info.min_cc_minor))
+        return Result::fail(std::string(info.name) + " needs compute capability " +
+                            detail::cc_text(info.min_cc_major, info.min_cc_minor) + "; this GPU (" + p.name + ") is " +
+                            detail::cc_text(p.major, p.minor));
+    if (policy.stages < 1 || policy.stages > 4)
+        return Result::fail("pipeline stages " + std::to_string(policy.stages) + " is out of range: valid 1..4");
+    if (m == Mechanism::Cluster && (policy.cluster_size < 1 || policy.cluster_size > 8))
+        return Result::fail("cluster size " + std::to_string(policy.cluster_size) + " is out of range: valid 1..8");
+    return Result::success();
+}
+
+bool needs_pitch16(Mechanism m) {
+    return m == Mechanism::Ldgsts || m == Mechanism::Tma || m == Mechanism::TmaWs || m == Mechanism::Cluster;
+}
+
+Result check_image(const char* what, const DeviceImage& img, Mechanism m) {
+    const std::string w = what;
+    if (img.width <= 0 || img.height <= 0)
+        return Result::fail(w + " image is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                            ": both sides must be at least 1");
+    if (img.width > 16384 || img.height > 16384)
+        return Result::fail(w + " image is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                            ": the largest supported side is 16384");
+    if (img.data == nullptr) return Result::fail(w + " image pointer is null");
+    const std::size_t row = static_cast<std::size_t>(img.width) * bytes_per_pixel(img.format);
+    if (img.pitch < row)
+        return Result::fail(w + " pitch " + std::to_string(img.pitch) + " bytes is smaller than a row (" +
+                            std::to_string(row) + " bytes)");
+    const std::size_t align = bytes_per_pixel(img.format);
+    if (img.pitch % align != 0 || reinterpret_cast<std::uintptr_t>(img.data) % align != 0)
+        return Result::fail(w + " image pointer and pitch must be multiples of the pixel size (" +
+                            std::to_string(align) + " bytes)");
+    if (needs_pitch16(m) && (img.pitch % 16 != 0 || reinterpret_cast<std::uintptr_t>(img.data) % 16 != 0))
+        return Result::fail(std::string(mechanism_info(m).name) + " copies 16-byte chunks: the " + w +
+                            " pitch (" + std::to_string(img.pitch) +
+                            " bytes) and pointer must be multiples of 16 bytes");
+    return Result::success();
+}
+
+} // namespace
+
+Result can_run(Mechanism m, const FilterParams& params, PixelFormat format, const Policy& policy) {
+    return check_capability(m, params, format, policy);
+}
+
+Result launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy, const DeviceImage& src,
+              const DeviceImage& dst, void* stream) {
+    if (auto r = check_image("source", src, m); !r) return r;
+    if (auto r = check_image("destination", dst, m); !r) return r;
+    if (src.width != dst.width || src.height != dst.height || src.format != dst.format)
+        return Result::fail("source and destination differ in size or format");
+    if (border != Border::Clamp && border != Border::Zero && border != Border::Mirror)
+        return Result::fail("border mode " + std::to_string(static_cast<int>(border)) + " is unknown");
+    {
+        // Byte ranges [first, last) touched by each image; any intersection would let the kernel
+        // read pixels it has already overwritten.
+        const auto span = [](const DeviceImage& i) {
+            const auto b = reinterpret_cast<std::uintptr_t>(i.data);
+            return std::pair{b, b + i.pitch * static_cast<std::size_t>(i.height - 1) +
+                                    static_cast<std::size_t>(i.width) * bytes_per_pixel(i.format)};
+        };
+        const auto [s0, s1] = span(src);
+        const auto [d0, d1] = span(dst);
+        if (s0 < d1 && d0 < s1) return Result::fail("source and destination overlap: filters need separate buffers");
+    }
+    if (auto r = check_capability(m, params, src.format, policy); !r) return r;
+    (void)cudaGetLastError();  // an error left by someone else's call must not be blamed on this kernel
+    for (const auto& row : detail::kLaunchers)
+        if (row.m == m) {
+            const detail::LaunchArgs args{params, border, policy, src, dst, static_cast<cudaStream_t>(stream)};
+            return row.fn(args);
+        }
+    return Result::fail("mechanism " + std::to_string(static_cast<int>(m)) + " is unknown");
+}
+
+} // namespace tl::cuda
