@@ -86,11 +86,21 @@ Image generate_image(Generator g, int w, int h, std::uint32_t seed) {
         // puts the finest rings at the edges, with aliasing in the corners.
         const double r_max = std::max(w, h) / 2.0;
         const double k = std::numbers::pi / (2.0 * r_max);
+        // cos(k dx^2 + k dy^2) = cos(a)cos(b) - sin(a)sin(b): one cos/sin per column and per row
+        // instead of per pixel keeps an 8K plate well under a second.
+        std::vector<double> cx(static_cast<std::size_t>(w)), sx(static_cast<std::size_t>(w));
+        for (int x = 0; x < w; ++x) {
+            const double dx = x + 0.5 - w / 2.0;
+            cx[static_cast<std::size_t>(x)] = std::cos(k * dx * dx);
+            sx[static_cast<std::size_t>(x)] = std::sin(k * dx * dx);
+        }
         for_rows(h, w, [&](int y) {
             const double dy = y + 0.5 - h / 2.0;
+            const double cy = std::cos(k * dy * dy);
+            const double sy = std::sin(k * dy * dy);
             for (int x = 0; x < w; ++x) {
-                const double dx = x + 0.5 - w / 2.0;
-                const double v = 0.5 + 0.5 * std::cos(k * (dx * dx + dy * dy));
+                const std::size_t i = static_cast<std::size_t>(x);
+                const double v = 0.5 + 0.5 * (cx[i] * cy - sx[i] * sy);
                 const auto q = static_cast<std::uint8_t>(std::floor(std::clamp(v, 0.0, 1.0) * 255.0 + 0.5));
                 std::uint8_t* p = img.rgba8(x, y);
                 p[0] = p[1] = p[2] = q;
