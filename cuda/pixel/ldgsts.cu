@@ -1,0 +1,110 @@
+// Mechanism "ldgsts": a persistent grid (every resident CTA, no more) where each thread keeps
+// `stages` batches in flight with asynchronous global->shared copies (LDGSTS, sm_80+) while it
+// computes the oldest one. Lesson order: the ring, the prologue, the steady state.
+#include "pixel_kernels.cuh"
+
+#include <cuda_pipeline_primitives.h>
+
+#include <algorithm>
+
+namespace tl::cuda::pixel {
+
+namespace {
+
+// Ring in dynamic shared memory: (Stages, batch_chunks) uint4, slot k % Stages holds the CTA's
+// k-th batch. Batch b covers chunks [b * batch_chunks, (b + 1) * batch_chunks) of the image,
+// CTA x takes batches x, x + gridDim, x + 2 gridDim, ...
+//
+// Every thread copies chunks j = tid, tid + blockDim, ... of a batch and later computes exactly
+// those chunks. cp.async.wait_group makes a thread's own copies visible to that thread, so the
+// steady state needs no block barrier at all: each thread runs its own pipeline over its lanes
+// of the ring. (A thread that consumed another thread's copies would need __syncthreads.)
+template <class Fmt, int Stages>
+__global__ void pixel_ldgsts_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops, const unsigned batch_chunks) {
+    extern __shared__ __align__(16) uint4 ring[];
+    __shared__ LutTables luts;
+    load_luts(ops, luts);
+    __syncthreads();
+
+    const unsigned num_batches = (g.total_chunks + batch_chunks - 1) / batch_chunks;
+
+    // Issues the CTA's k-th batch into slot k % Stages, then commits one group, even when there is
+    // no such batch: group k must always be the k-th group, so the wait below stays a constant.
+    auto issue = [&](unsigned k) {
+        const unsigned b = blockIdx.x + k * gridDim.x;
+        if (b < num_batches) {
+            uint4* slot = ring + (k % Stages) * batch_chunks;
+            for (unsigned j = threadIdx.x; j < batch_chunks; j += blockDim.x) {
+                const unsigned c = b * batch_chunks + j;
+                if (c < g.total_chunks)  // 16 bytes, 16-byte aligned: one LDGSTS.128 (bypassing L1)
+                    __pipeline_memcpy_async(&slot[j], g.src + chunk_offset(g, c, g.src_pitch), 16);
+            }
+        }
+        __pipeline_commit();
+    };
+
+    // Prologue: fill the ring.
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) issue(unsigned(s));
+
+    // The tails (at most 3 pixels a row) are computed while the first batches land.
+    process_tails<Fmt>(g, ops, luts);
+
+    // Steady state: wait for the oldest batch, compute it, refill its slot with the batch
+    // `Stages` ahead.
+    for (unsigned k = 0; blockIdx.x + k * gridDim.x < num_batches; ++k) {
+        __pipeline_wait_prior(Stages - 1);  // groups 0..k done: Stages - 1 younger ones may fly
+        const unsigned b = blockIdx.x + k * gridDim.x;
+        const uint4* slot = ring + (k % Stages) * batch_chunks;
+        for (unsigned j = threadIdx.x; j < batch_chunks; j += blockDim.x) {
+            const unsigned c = b * batch_chunks + j;
+            if (c < g.total_chunks)
+                *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) =
+                    Fmt::process_chunk(slot[j], ops, luts);
+        }
+        issue(k + Stages);  // this thread has read its lanes of the slot: safe to overwrite
+    }
+    __pipeline_wait_prior(0);  // only empty groups remain; leave nothing in flight at exit
+}
+
+template <class Fmt, int Stages>
+Result launch_stages(const LaunchArgs& a, unsigned batch_chunks) {
+    const auto kernel = pixel_ldgsts_kernel<Fmt, Stages>;
+    const int block = a.policy.block;
+    const std::size_t smem = std::size_t(Stages) * batch_chunks * 16u;
+    if (smem > 48u * 1024u) {
+        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+            e != cudaSuccess)
+            return Result::fail(std::string("pixel_ldgsts_kernel: cannot reserve ") + std::to_string(smem) +
+                                " bytes of shared memory: " + cudaGetErrorString(e));
+    }
+    const long long batches = (static_cast<long long>(a.grid.total_chunks) + batch_chunks - 1) / batch_chunks;
+    int grid = 0;
+    if (auto r = occupancy_grid(reinterpret_cast<const void*>(kernel), "pixel_ldgsts_kernel", block, smem,
+                                std::max<long long>(batches, 1), a.device, grid);
+        !r)
+        return r;
+    kernel<<<grid, block, smem, a.stream>>>(a.grid, a.ops, batch_chunks);
+    return launch_outcome("pixel_ldgsts_kernel");
+}
+
+template <class Fmt>
+Result launch_fmt(const LaunchArgs& a) {
+    const int batch_px = a.policy.batch_pixels;
+    const unsigned batch_chunks = batch_px > 0 ? unsigned(batch_px / Fmt::pixels_per_chunk)
+                                               : unsigned(default_batch_chunks(PixelMechanism::Ldgsts, a.policy.block));
+    switch (a.policy.stages) {
+    case 1: return launch_stages<Fmt, 1>(a, batch_chunks);
+    case 2: return launch_stages<Fmt, 2>(a, batch_chunks);
+    case 3: return launch_stages<Fmt, 3>(a, batch_chunks);
+    default: return launch_stages<Fmt, 4>(a, batch_chunks);
+    }
+}
+
+} // namespace
+
+Result launch_ldgsts(const LaunchArgs& a) {
+    return a.grid.format == int(PixelFormat::RGBA8) ? launch_fmt<Rgba8>(a) : launch_fmt<Rgba32f>(a);
+}
+
+} // namespace tl::cuda::pixel

@@ -1,0 +1,88 @@
+// Internal: what one per-pixel launch passes to its kernel (the op chain and the pixel grid),
+// plain structs shared by the host launch code and the kernels, plus the per-mechanism launchers.
+#pragma once
+
+#include "pixel_api.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tl::cuda::pixel {
+
+// One op of the chain as the kernel reads it (uniform across the grid, read from the
+// parameter bank). `lut` indexes OpsBlock::luts for PixelOpKind::Lut.
+struct DevOp {
+    int kind;  // PixelOpKind
+    float a, b, c;
+    float m[9];
+    int lut;
+};
+
+// The whole chain in one kernel parameter (~4 KB, under the classic 4 KB parameter limit), passed
+// as __grid_constant__: nothing to upload, so back-to-back launches on any streams cannot race.
+struct OpsBlock {
+    int count = 0;
+    int lut_count = 0;
+    DevOp ops[kMaxPixelOps];
+    std::uint8_t luts[kMaxPixelLuts][3][256];
+};
+
+// The image as the kernels walk it: `rows` rows of `row_px` pixels. Each row is `row_chunks`
+// 16-byte chunks (4 RGBA8 pixels or 1 RGBA32F pixel) followed by `tail_px` pixels (RGBA8 rows
+// whose width is not a multiple of 4). When src and dst are both tightly packed the host
+// flattens the image into a single row, so the pitch stops mattering.
+struct PixelGrid {
+    const unsigned char* src;
+    unsigned char* dst;
+    std::size_t src_pitch;
+    std::size_t dst_pitch;
+    int rows;
+    int row_px;
+    unsigned row_chunks;
+    unsigned total_chunks;  // rows * row_chunks, < 2^31 (checked on the host)
+    int tail_px;
+    int format;  // PixelFormat
+};
+static_assert(sizeof(OpsBlock) + sizeof(PixelGrid) + 8 <= 4096,
+              "the kernel parameters (ops, grid, batch size) must fit the classic 4 KB parameter space");
+
+// Facts about the current device that the launchers need.
+struct DeviceFacts {
+    int device = 0;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    int max_smem_optin = 0;  // bytes of shared memory a block may opt into
+};
+
+struct LaunchArgs {
+    const OpsBlock& ops;
+    const PixelGrid& grid;
+    const PixelPolicy& policy;
+    const DeviceFacts& device;
+    cudaStream_t stream;
+};
+
+// Each returns the launch error (with the kernel's name) or success; everything the user
+// controls was validated before these are called, except what depends on occupancy.
+Result launch_plain(const LaunchArgs& a);   // plain.cu
+Result launch_vector(const LaunchArgs& a);  // vector.cu
+Result launch_ldgsts(const LaunchArgs& a);  // ldgsts.cu
+Result launch_bulk(const LaunchArgs& a);    // bulk.cu
+
+// Default pixels per batch (ring slot) of the staged mechanisms: ldgsts moves 2 chunks per thread
+// per batch (8 KB at 256 threads for RGBA8), bulk 4 (16 KB): bulk copies want large transfers.
+inline int default_batch_chunks(PixelMechanism m, int block) { return (m == PixelMechanism::Bulk ? 4 : 2) * block; }
+
+// Static shared memory every staged kernel uses besides its ring (the LUT tables and barriers).
+inline constexpr int kStaticSmemBytes = kMaxPixelLuts * 3 * 256 + 64;
+
+// Grid size for a grid-stride / persistent kernel: all resident blocks, no more than the work.
+Result occupancy_grid(const void* kernel, const char* name, int block, std::size_t dyn_smem, long long work_blocks,
+                      const DeviceFacts& d, int& grid_out);
+
+// "pixel_<x>_kernel: <cuda error>" after a launch, or success.
+Result launch_outcome(const char* kernel_name);
+
+} // namespace tl::cuda::pixel
