@@ -1,0 +1,158 @@
+// Requests a user (or a caller) can get wrong are refused with a sentence before any launch, and a
+// failing kernel is reported with its name while the process stays usable.
+#include "stencil_api.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using tl::cuda::DeviceImage;
+using tl::cuda::Mechanism;
+
+class BadInput : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (auto st = tl::cuda::cuda_status(); !st) GTEST_SKIP() << st.reason;
+        ASSERT_EQ(cudaMalloc(&buf_, kBytes), cudaSuccess);
+        ASSERT_EQ(cudaMemset(buf_, 0x11, kBytes), cudaSuccess);
+    }
+    void TearDown() override {
+        if (buf_) cudaFree(buf_);
+    }
+    // Source in the first half, destination in the second; both 64x64 RGBA8 with pitch 256.
+    DeviceImage src() const { return {buf_, 256, 64, 64, tl::PixelFormat::RGBA8}; }
+    DeviceImage dst() const { return {static_cast<char*>(buf_) + kBytes / 2, 256, 64, 64, tl::PixelFormat::RGBA8}; }
+    // The destination is untouched when a request is refused.
+    bool dst_untouched() const {
+        std::vector<unsigned char> host(kBytes / 2);
+        cudaMemcpy(host.data(), static_cast<char*>(buf_) + kBytes / 2, host.size(), cudaMemcpyDeviceToHost);
+        for (auto b : host)
+            if (b != 0x11) return false;
+        return true;
+    }
+    tl::FilterParams box(int r = 1) const {
+        tl::FilterParams p;
+        p.kind = tl::FilterKind::Box;
+        p.radius = r;
+        return p;
+    }
+    static constexpr std::size_t kBytes = 2 * 256 * 64;
+    void* buf_ = nullptr;
+    tl::cuda::Policy policy_;
+};
+
+TEST_F(BadInput, ZeroSizeIsRefused) {
+    for (const auto& m : tl::cuda::mechanism_infos()) {
+        auto s = src();
+        s.width = 0;
+        auto d = dst();
+        d.width = 0;
+        const auto r = tl::cuda::launch(box(), tl::Border::Clamp, m.mechanism, policy_, s, d, nullptr);
+        EXPECT_FALSE(r.ok) << m.name;
+        EXPECT_NE(r.reason.find("at least 1"), std::string::npos) << r.reason;
+    }
+    EXPECT_TRUE(dst_untouched());
+}
+
+TEST_F(BadInput, TooLargeIsRefused) {
+    auto s = src();
+    s.width = 20000;
+    s.pitch = 20000 * 4;
+    const auto r = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, s, dst(), nullptr);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("16384"), std::string::npos) << r.reason;
+}
+
+TEST_F(BadInput, RadiusOutOfRangeIsRefused) {
+    for (int radius : {0, 33, -1}) {
+        const auto r = tl::cuda::launch(box(radius), tl::Border::Clamp, Mechanism::Smem, policy_, src(), dst(), nullptr);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.reason.find("radius"), std::string::npos) << r.reason;
+        EXPECT_FALSE(tl::cuda::can_run(Mechanism::Smem, box(radius), tl::PixelFormat::RGBA8, policy_).ok);
+    }
+    EXPECT_TRUE(dst_untouched());
+}
+
+TEST_F(BadInput, MisalignedPitchIsRefusedWhereCopiesNeed16Bytes) {
+    auto s = src();
+    s.width = 60;
+    s.pitch = 244;  // >= 60 * 4, a multiple of 4 but not of 16
+    auto d = dst();
+    d.width = 60;
+    const auto r = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Ldgsts, policy_, s, d, nullptr);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("16"), std::string::npos) << r.reason;
+    // A plain-load mechanism does not need it.
+    EXPECT_TRUE(tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, s, d, nullptr).ok);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+TEST_F(BadInput, PitchSmallerThanRowIsRefused) {
+    auto s = src();
+    s.pitch = 128;
+    const auto r = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, s, dst(), nullptr);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("pitch"), std::string::npos) << r.reason;
+}
+
+TEST_F(BadInput, NullPointerIsRefused) {
+    auto s = src();
+    s.data = nullptr;
+    for (const auto& m : tl::cuda::mechanism_infos()) {
+        const auto r = tl::cuda::launch(box(), tl::Border::Clamp, m.mechanism, policy_, s, dst(), nullptr);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.reason.find("null"), std::string::npos) << r.reason;
+    }
+    EXPECT_TRUE(dst_untouched());
+}
+
+TEST_F(BadInput, OverlappingBuffersAreRefused) {
+    auto d = src();
+    d.data = static_cast<char*>(buf_) + 256 * 10;  // ten rows into the source
+    const auto r = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Smem, policy_, src(), d, nullptr);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("overlap"), std::string::npos) << r.reason;
+    EXPECT_FALSE(tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Smem, policy_, src(), src(), nullptr).ok);
+}
+
+TEST_F(BadInput, StagesOutOfRangeAreRefused) {
+    auto p = policy_;
+    p.stages = 5;
+    EXPECT_FALSE(tl::cuda::can_run(Mechanism::Ldgsts, box(), tl::PixelFormat::RGBA8, p).ok);
+    p.stages = 0;
+    EXPECT_FALSE(tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Ldgsts, p, src(), dst(), nullptr).ok);
+    EXPECT_TRUE(dst_untouched());
+}
+
+TEST_F(BadInput, KernelErrorNamesTheKernelAndProcessStaysUsable) {
+    // An invalid stream handle makes the launch itself fail (not a sticky error): the reason must
+    // name the kernel, and the next launch on a good stream must work.
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);  // s now dangles
+    const auto bad = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, src(), dst(), s);
+    if (bad.ok) GTEST_SKIP() << "this driver accepted a destroyed stream; cannot provoke a launch error this way";
+    EXPECT_NE(bad.reason.find("stencil_global_kernel"), std::string::npos) << bad.reason;
+    const auto good = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, src(), dst(), nullptr);
+    EXPECT_TRUE(good.ok) << good.reason;
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_FALSE(dst_untouched());
+}
+
+TEST_F(BadInput, TooManyStagesForSharedMemoryIsAReasonNotACrash) {
+    // Box r=32 in RGBA32F with 4 stages needs more shared memory than any GPU has.
+    auto p = policy_;
+    p.stages = 4;
+    std::vector<float> zeros(64 * 64 * 4 * 2, 0.0f);
+    void* fbuf = nullptr;
+    ASSERT_EQ(cudaMalloc(&fbuf, zeros.size() * 4), cudaSuccess);
+    const DeviceImage fs{fbuf, 64 * 16, 64, 32, tl::PixelFormat::RGBA32F};
+    const DeviceImage fd{static_cast<char*>(fbuf) + 64 * 16 * 32, 64 * 16, 64, 32, tl::PixelFormat::RGBA32F};
+    const auto r = tl::cuda::launch(box(32), tl::Border::Clamp, Mechanism::Ldgsts, p, fs, fd, nullptr);
+    if (!r.ok) EXPECT_NE(r.reason.find("shared memory"), std::string::npos) << r.reason;
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(fbuf);
+}
+
+} // namespace

@@ -1,0 +1,71 @@
+// The correctness matrix (same code as `tilelab check`) as gtests: one test per mechanism on the
+// edge-straddling sizes with both formats, and the 4K RGBA8 case for every mechanism.
+#include "commands/check_core.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace {
+
+using tl::cmd::CheckRow;
+using tl::cmd::CheckStatus;
+
+std::string describe(const CheckRow& r) {
+    std::ostringstream s;
+    s << r.filter << " / " << tl::cuda::mechanism_info(r.mechanism).name << " / " << tl::to_string(r.border) << " / "
+      << r.width << "x" << r.height << " / " << tl::to_string(r.format) << ": max diff " << r.max_diff << ", "
+      << r.detail;
+    return s.str();
+}
+
+void run_matrix(const tl::cmd::CheckConfig& cfg) {
+    if (auto st = tl::cuda::cuda_status(); !st) GTEST_SKIP() << st.reason;
+    int rows = 0, unavailable = 0;
+    const auto summary = tl::cmd::run_check_matrix(cfg, [&](const CheckRow& r) {
+        ++rows;
+        if (r.status == CheckStatus::Fail) ADD_FAILURE() << describe(r);
+        if (r.status == CheckStatus::Unavailable) ++unavailable;
+    });
+    ASSERT_TRUE(summary.fatal.empty()) << summary.fatal;
+    EXPECT_GT(rows, 0);
+    if (unavailable == rows) GTEST_SKIP() << "mechanism unavailable on this GPU";
+}
+
+class CheckMatrix : public ::testing::TestWithParam<tl::cuda::Mechanism> {};
+
+TEST_P(CheckMatrix, SmallSizesBothFormatsMatchReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{1, 1}, {15, 16}, {17, 9}, {127, 128}, {129, 65}, {4097, 3}, {3, 300}};
+    cfg.mechanisms = {GetParam()};
+    run_matrix(cfg);
+}
+
+TEST_P(CheckMatrix, PipelineDepthsMatchReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{129, 65}, {300, 257}};
+    cfg.mechanisms = {GetParam()};
+    cfg.formats = {tl::PixelFormat::RGBA8};
+    cfg.borders = {tl::Border::Mirror};
+    for (int stages = 1; stages <= 4; ++stages) {
+        cfg.policy.stages = stages;
+        SCOPED_TRACE("stages " + std::to_string(stages));
+        run_matrix(cfg);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMechanisms, CheckMatrix,
+                         ::testing::Values(tl::cuda::Mechanism::Global, tl::cuda::Mechanism::Texture,
+                                           tl::cuda::Mechanism::Smem, tl::cuda::Mechanism::Ldgsts,
+                                           tl::cuda::Mechanism::Tma, tl::cuda::Mechanism::TmaWs,
+                                           tl::cuda::Mechanism::Cluster),
+                         [](const auto& info) { return std::string(tl::cuda::mechanism_info(info.param).name); });
+
+TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{3840, 2160}};
+    cfg.formats = {tl::PixelFormat::RGBA8};
+    run_matrix(cfg);
+}
+
+} // namespace
