@@ -1,0 +1,410 @@
+// Frame loop: acquire (window) or offscreen target, ImGui frame, element hooks, submit, present.
+#include "app.hpp"
+
+#include "image/image_io.hpp"
+#include "ui/theme.hpp"
+#include "vk/swapchain.hpp"
+#include "vk/targets.hpp"
+
+#define GLFW_INCLUDE_VULKAN
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_vulkan.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tl {
+
+// ---------------------------------------------------------------------------------------- Window
+
+std::unique_ptr<Window> Window::open(const AppOptions& options, std::string& error) {
+    glfwSetErrorCallback([](int, const char*) {});  // failures are reported below, in words
+    const char* display = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    if ((!display || !*display) && (!wayland || !*wayland)) {
+        error = "no display (DISPLAY is not set)";
+        return nullptr;
+    }
+    if (!glfwInit()) {
+        const char* what = nullptr;
+        glfwGetError(&what);
+        error = std::string("GLFW could not start: ") + (what ? what : "unknown reason");
+        return nullptr;
+    }
+    if (!glfwVulkanSupported()) {
+        glfwTerminate();
+        error = "GLFW found no Vulkan loader/driver able to present to a window";
+        return nullptr;
+    }
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    std::unique_ptr<Window> w(new Window());
+    w->window_ = glfwCreateWindow(static_cast<int>(options.size.width), static_cast<int>(options.size.height),
+                                  options.title.c_str(), nullptr, nullptr);
+    if (!w->window_) {
+        const char* what = nullptr;
+        glfwGetError(&what);
+        error = std::string("GLFW could not create a window: ") + (what ? what : "unknown reason");
+        return nullptr;  // ~Window terminates GLFW
+    }
+    return w;
+}
+
+Window::~Window() {
+    if (window_) glfwDestroyWindow(window_);
+    glfwTerminate();
+}
+
+std::vector<std::string> Window::required_instance_extensions() {
+    std::uint32_t n = 0;
+    const char** names = glfwGetRequiredInstanceExtensions(&n);
+    std::vector<std::string> out;
+    for (std::uint32_t i = 0; i < n; ++i) out.emplace_back(names[i]);
+    return out;
+}
+
+// ------------------------------------------------------------------------------------------- App
+
+struct App::FrameData {
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkSemaphore image_available = VK_NULL_HANDLE;
+};
+
+struct App::Impl {
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    std::unique_ptr<vk::Swapchain> swapchain;
+    std::unique_ptr<vk::OffscreenTarget> offscreen;
+    std::vector<VkSemaphore> render_finished;  // one per swapchain image
+    std::array<FrameData, kFramesInFlight> frames{};
+    VkDescriptorPool imgui_pool = VK_NULL_HANDLE;
+    bool needs_recreate = false;
+    vk::Buffer readback;            // window screenshot: the captured swapchain image
+    VkFormat readback_format = VK_FORMAT_UNDEFINED;
+    VkExtent2D readback_extent{};
+    bool captured = false;
+    std::vector<std::string> dropped;
+};
+
+namespace {
+
+void imgui_check(VkResult r) {
+    if (r != VK_SUCCESS) vk::throw_vk_error("ImGui Vulkan backend call", r, __FILE__, __LINE__);
+}
+
+} // namespace
+
+App::App(vk::Context& ctx, const AppOptions& options, Window* window)
+    : ctx_(ctx), options_(options), window_(window), impl_(std::make_unique<Impl>()) {
+    const VkDevice dev = ctx.device();
+    VkFormat format = vk::OffscreenTarget::kFormat;
+    if (window_) {
+        VK_CHECK(glfwCreateWindowSurface(ctx.instance(), window_->handle(), nullptr, &impl_->surface));
+        impl_->swapchain = std::make_unique<vk::Swapchain>(ctx, impl_->surface, options.vsync, !options.screenshot.empty());
+        format = impl_->swapchain->format();
+        render_pass_ = vk::create_color_render_pass(dev, format, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
+        impl_->swapchain->create_framebuffers(render_pass_);
+        std::fprintf(stderr, "Window: %ux%u, present mode %s\n", impl_->swapchain->extent().width,
+                     impl_->swapchain->extent().height, impl_->swapchain->present_mode_name());
+        glfwSetWindowUserPointer(window_->handle(), impl_.get());
+        glfwSetDropCallback(window_->handle(), [](GLFWwindow* w, int count, const char** paths) {
+            auto* impl = static_cast<Impl*>(glfwGetWindowUserPointer(w));
+            for (int i = 0; i < count; ++i) impl->dropped.emplace_back(paths[i]);
+        });
+        glfwSetFramebufferSizeCallback(window_->handle(), [](GLFWwindow* w, int, int) {
+            static_cast<Impl*>(glfwGetWindowUserPointer(w))->needs_recreate = true;
+        });
+    } else {
+        render_pass_ = vk::create_color_render_pass(dev, format, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        impl_->offscreen = std::make_unique<vk::OffscreenTarget>(ctx, render_pass_, options.size);
+    }
+
+    for (auto& f : impl_->frames) {
+        VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+        pci.queueFamilyIndex = ctx.queue_family();
+        VK_CHECK(vkCreateCommandPool(dev, &pci, nullptr, &f.pool));
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = f.pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &f.cmd));
+        VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+        VK_CHECK(vkCreateFence(dev, &fci, nullptr, &f.fence));
+        VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        VK_CHECK(vkCreateSemaphore(dev, &sci, nullptr, &f.image_available));
+    }
+    if (impl_->swapchain) {
+        for (std::uint32_t i = 0; i < impl_->swapchain->image_count(); ++i) {
+            VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+            VkSemaphore s = VK_NULL_HANDLE;
+            VK_CHECK(vkCreateSemaphore(dev, &sci, nullptr, &s));
+            impl_->render_finished.push_back(s);
+        }
+    }
+    timers_ = std::make_unique<vk::GpuTimers>(ctx, kFramesInFlight);
+    init_imgui();
+}
+
+void App::init_imgui() {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // the layout is computed from the window size every frame
+    ui::apply_theme(options_.ui_scale);
+    ui::load_fonts(options_.ui_scale);
+
+    std::array<VkDescriptorPoolSize, 1> sizes{{{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}}};
+    VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dp.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    dp.maxSets = 16;
+    dp.poolSizeCount = static_cast<std::uint32_t>(sizes.size());
+    dp.pPoolSizes = sizes.data();
+    VK_CHECK(vkCreateDescriptorPool(ctx_.device(), &dp, nullptr, &impl_->imgui_pool));
+
+    if (window_) {
+        ImGui_ImplGlfw_InitForVulkan(window_->handle(), true);
+        io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // needs the key map the GLFW backend sets
+    }
+    ImGui_ImplVulkan_InitInfo info{};
+    info.Instance = ctx_.instance();
+    info.PhysicalDevice = ctx_.physical_device();
+    info.Device = ctx_.device();
+    info.QueueFamily = ctx_.queue_family();
+    info.Queue = ctx_.queue();
+    info.DescriptorPool = impl_->imgui_pool;
+    info.Subpass = 0;
+    info.MinImageCount = 2;
+    info.ImageCount = impl_->swapchain ? std::max(2u, impl_->swapchain->image_count()) : kFramesInFlight;
+    info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+    info.CheckVkResultFn = imgui_check;
+    ImGui_ImplVulkan_Init(&info, render_pass_);
+    ctx_.one_shot([](VkCommandBuffer cmd) { ImGui_ImplVulkan_CreateFontsTexture(cmd); });
+    ImGui_ImplVulkan_DestroyFontUploadObjects();
+    imgui_ready_ = true;
+}
+
+App::~App() {
+    const VkDevice dev = ctx_.device();
+    vkDeviceWaitIdle(dev);
+    for (auto it = elements_.rbegin(); it != elements_.rend(); ++it) (*it)->on_detach();
+    elements_.clear();
+    if (imgui_ready_) {
+        ImGui_ImplVulkan_Shutdown();
+        if (window_) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+    }
+    if (impl_->imgui_pool) vkDestroyDescriptorPool(dev, impl_->imgui_pool, nullptr);
+    for (auto& f : impl_->frames) {
+        if (f.image_available) vkDestroySemaphore(dev, f.image_available, nullptr);
+        if (f.fence) vkDestroyFence(dev, f.fence, nullptr);
+        if (f.pool) vkDestroyCommandPool(dev, f.pool, nullptr);
+    }
+    for (auto s : impl_->render_finished) vkDestroySemaphore(dev, s, nullptr);
+    timers_.reset();
+    impl_->readback = vk::Buffer();
+    impl_->offscreen.reset();
+    impl_->swapchain.reset();
+    if (render_pass_) vkDestroyRenderPass(dev, render_pass_, nullptr);
+    if (impl_->surface) vkDestroySurfaceKHR(ctx_.instance(), impl_->surface, nullptr);
+}
+
+void App::add(std::shared_ptr<Element> element) {
+    element->on_attach(*this);
+    element->on_resize(extent());
+    elements_.push_back(std::move(element));
+}
+
+VkExtent2D App::extent() const {
+    return impl_->swapchain ? impl_->swapchain->extent() : impl_->offscreen->extent();
+}
+
+void App::wait_idle() const { VK_CHECK(vkDeviceWaitIdle(ctx_.device())); }
+
+std::string App::present_mode() const {
+    return impl_->swapchain ? impl_->swapchain->present_mode_name() : "offscreen (headless)";
+}
+
+bool App::draw_frame(bool capture) {
+    const VkDevice dev = ctx_.device();
+    const std::uint32_t slot = static_cast<std::uint32_t>(frame_number_ % kFramesInFlight);
+    FrameData& f = impl_->frames[slot];
+
+    // Frame N-2 used this slot; waiting for it is what keeps two frames in flight.
+    VK_CHECK(vkWaitForFences(dev, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    timers_->collect(slot);
+    for (auto& e : elements_) e->on_frame_done(slot);
+
+    std::uint32_t image_index = 0;
+    VkFramebuffer framebuffer = VK_NULL_HANDLE;
+    VkImage image = VK_NULL_HANDLE;
+    if (window_) {
+        int w = 0, h = 0;
+        glfwGetFramebufferSize(window_->handle(), &w, &h);
+        if (w == 0 || h == 0) return false;  // minimized: draw nothing until restored
+        const VkExtent2D current = impl_->swapchain->extent();
+        if (impl_->needs_recreate || current.width != static_cast<std::uint32_t>(w) ||
+            current.height != static_cast<std::uint32_t>(h)) {
+            if (!impl_->swapchain->recreate(render_pass_)) return false;
+            impl_->needs_recreate = false;
+            while (impl_->render_finished.size() < impl_->swapchain->image_count()) {
+                VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+                VkSemaphore s = VK_NULL_HANDLE;
+                VK_CHECK(vkCreateSemaphore(dev, &sci, nullptr, &s));
+                impl_->render_finished.push_back(s);
+            }
+            for (auto& e : elements_) e->on_resize(impl_->swapchain->extent());
+        }
+        const VkResult r = vkAcquireNextImageKHR(dev, impl_->swapchain->handle(), UINT64_MAX, f.image_available,
+                                                 VK_NULL_HANDLE, &image_index);
+        if (r == VK_ERROR_OUT_OF_DATE_KHR) {
+            impl_->needs_recreate = true;
+            return false;
+        }
+        if (r != VK_SUBOPTIMAL_KHR) VK_CHECK(r);
+        framebuffer = impl_->swapchain->framebuffer(image_index);
+        image = impl_->swapchain->image(image_index);
+    } else {
+        framebuffer = impl_->offscreen->framebuffer();
+        image = impl_->offscreen->image();
+    }
+    const VkExtent2D ext = extent();
+
+    // UI
+    ImGui_ImplVulkan_NewFrame();
+    if (window_) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(static_cast<float>(ext.width), static_cast<float>(ext.height));
+        io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+        io.DeltaTime = 1.0f / 60.0f;
+    }
+    if (!impl_->dropped.empty()) {
+        for (auto& e : elements_) e->on_file_drop(impl_->dropped);
+        impl_->dropped.clear();
+    }
+    ImGui::NewFrame();
+    for (auto& e : elements_) e->on_ui();
+    ImGui::Render();
+
+    // Record
+    VK_CHECK(vkResetFences(dev, 1, &f.fence));
+    VK_CHECK(vkResetCommandPool(dev, f.pool, 0));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(f.cmd, &bi));
+    timers_->begin_frame(f.cmd, slot);
+    const FrameInfo info{f.cmd, slot, ext, timers_.get()};
+    for (auto& e : elements_) e->on_prepare(info);
+
+    VkClearValue clear{};
+    clear.color = {{0.075f, 0.078f, 0.090f, 1.0f}};
+    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rp.renderPass = render_pass_;
+    rp.framebuffer = framebuffer;
+    rp.renderArea = {{0, 0}, ext};
+    rp.clearValueCount = 1;
+    rp.pClearValues = &clear;
+    vkCmdBeginRenderPass(f.cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    for (auto& e : elements_) e->on_render(info);
+    timers_->begin(f.cmd, slot, "ImGui");
+    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cmd);
+    timers_->end(f.cmd, slot);
+    vkCmdEndRenderPass(f.cmd);
+
+    if (capture && window_) {
+        if (!impl_->swapchain->readable()) throw vk::Error("this window's swapchain images cannot be copied (no TRANSFER_SRC usage)");
+        impl_->readback = vk::Buffer(ctx_, VkDeviceSize{ext.width} * ext.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        vk::record_image_readback(f.cmd, image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, ext, impl_->readback.handle());
+        impl_->readback_format = impl_->swapchain->format();
+        impl_->readback_extent = ext;
+        impl_->captured = true;
+    }
+    VK_CHECK(vkEndCommandBuffer(f.cmd));
+
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &f.cmd;
+    if (window_) {
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &f.image_available;
+        si.pWaitDstStageMask = &wait_stage;
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &impl_->render_finished[image_index];
+    }
+    VK_CHECK(vkQueueSubmit(ctx_.queue(), 1, &si, f.fence));
+
+    if (window_) {
+        VkPresentInfoKHR pi{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+        pi.waitSemaphoreCount = 1;
+        pi.pWaitSemaphores = &impl_->render_finished[image_index];
+        pi.swapchainCount = 1;
+        const VkSwapchainKHR sc = impl_->swapchain->handle();
+        pi.pSwapchains = &sc;
+        pi.pImageIndices = &image_index;
+        const VkResult r = vkQueuePresentKHR(ctx_.queue(), &pi);
+        if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) impl_->needs_recreate = true;
+        else VK_CHECK(r);
+    }
+    ++frame_number_;
+    return true;
+}
+
+std::string App::write_screenshot(const void* pixels, VkExtent2D extent, VkFormat format) const {
+    return save_png(options_.screenshot, vk::pixels_to_image(pixels, extent, format));
+}
+
+int App::run() {
+    int drawn = 0;
+    auto last = std::chrono::steady_clock::now();
+    bool finished_count = false;
+    while (!close_requested_) {
+        if (window_) {
+            glfwPollEvents();
+            if (glfwWindowShouldClose(window_->handle())) break;
+        }
+        const bool last_frame = options_.frames > 0 && drawn + 1 >= options_.frames;
+        const bool capture = last_frame && !options_.screenshot.empty();
+        if (!draw_frame(capture)) {
+            if (window_) glfwWaitEventsTimeout(0.05);  // minimized or resizing: do not spin
+            continue;
+        }
+        ++drawn;
+        const auto now = std::chrono::steady_clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(now - last).count();
+        last = now;
+        frame_ms_ = frame_ms_ == 0.0 ? ms : frame_ms_ * 0.9 + ms * 0.1;
+        if (last_frame) {
+            finished_count = true;
+            break;
+        }
+    }
+    wait_idle();
+    int rc = 0;
+    if (finished_count && !options_.screenshot.empty()) {
+        std::string error;
+        if (window_) {
+            error = impl_->captured ? write_screenshot(impl_->readback.mapped(), impl_->readback_extent, impl_->readback_format)
+                                    : "the last frame was not captured";
+        } else {
+            error = save_png(options_.screenshot, impl_->offscreen->read_back());
+        }
+        if (!error.empty()) {
+            std::fprintf(stderr, "tilelab: cannot write the screenshot: %s\n", error.c_str());
+            rc = 1;
+        } else {
+            std::fprintf(stderr, "Screenshot written to %s (%d frames)\n", options_.screenshot.c_str(), drawn);
+        }
+    }
+    return rc;
+}
+
+} // namespace tl

@@ -1,0 +1,114 @@
+// The small app framework: a window (or an offscreen target when headless), the frame loop with
+// two frames in flight, Dear ImGui, and a list of elements that draw UI and record GPU work.
+#pragma once
+
+#include "vk/context.hpp"
+#include "vk/gpu_timers.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct GLFWwindow;
+
+namespace tl {
+
+class App;
+
+// Per-frame recording context handed to elements.
+struct FrameInfo {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    std::uint32_t slot = 0;      // frame-in-flight index (0 or 1)
+    VkExtent2D extent{};         // framebuffer size
+    vk::GpuTimers* timers = nullptr;
+};
+
+// One piece of the program (viewer, panels...). Every hook is optional.
+class Element {
+public:
+    virtual ~Element() = default;
+    virtual void on_attach(App& /*app*/) {}
+    virtual void on_detach() {}
+    virtual void on_resize(VkExtent2D /*extent*/) {}
+    virtual void on_ui() {}                                // between ImGui::NewFrame and ImGui::Render
+    virtual void on_prepare(const FrameInfo& /*frame*/) {} // outside the render pass: compute, copies
+    virtual void on_render(const FrameInfo& /*frame*/) {}  // inside the render pass, before ImGui
+    virtual void on_frame_done(std::uint32_t /*slot*/) {}  // that slot's previous frame has finished on the GPU
+    virtual void on_file_drop(const std::vector<std::string>& /*paths*/) {}
+};
+
+struct AppOptions {
+    bool headless = false;
+    VkExtent2D size{1600, 900};   // window or offscreen size
+    bool vsync = true;
+    float ui_scale = 1.0f;
+    int frames = 0;               // stop after this many frames (0 = until the window closes)
+    std::string screenshot;       // write the last frame here (PNG)
+    std::string title = "tilelab";
+};
+
+// A GLFW window; glfwInit happens here. open() returns nullopt with a reason when there is no display.
+class Window {
+public:
+    static std::unique_ptr<Window> open(const AppOptions& options, std::string& error);
+    ~Window();
+    Window(const Window&) = delete;
+    Window& operator=(const Window&) = delete;
+    GLFWwindow* handle() const { return window_; }
+    static std::vector<std::string> required_instance_extensions();
+
+private:
+    Window() = default;
+    GLFWwindow* window_ = nullptr;
+};
+
+class App {
+public:
+    static constexpr std::uint32_t kFramesInFlight = 2;
+
+    // `window` is null for headless runs.
+    App(vk::Context& ctx, const AppOptions& options, Window* window);
+    ~App();
+    App(const App&) = delete;
+    App& operator=(const App&) = delete;
+
+    void add(std::shared_ptr<Element> element);
+    // Runs frames until the window closes or options.frames have been drawn; returns the exit code.
+    int run();
+
+    const vk::Context& context() const { return ctx_; }
+    const AppOptions& options() const { return options_; }
+    VkRenderPass render_pass() const { return render_pass_; }
+    VkExtent2D extent() const;
+    // Waits for every frame in flight (before replacing resources a frame may still read).
+    void wait_idle() const;
+    // Smoothed CPU frame time and the latest GPU pass timings.
+    double frame_ms() const { return frame_ms_; }
+    const vk::GpuTimers& timers() const { return *timers_; }
+    std::string present_mode() const;
+    std::uint64_t frame_number() const { return frame_number_; }
+    void request_close() { close_requested_ = true; }
+
+private:
+    struct FrameData;
+    struct Impl;
+    bool draw_frame(bool capture);
+    void init_imgui();
+    std::string write_screenshot(const void* pixels, VkExtent2D extent, VkFormat format) const;
+
+    vk::Context& ctx_;
+    AppOptions options_;
+    Window* window_;
+    std::unique_ptr<Impl> impl_;
+    VkRenderPass render_pass_ = VK_NULL_HANDLE;
+    std::unique_ptr<vk::GpuTimers> timers_;
+    std::vector<std::shared_ptr<Element>> elements_;
+    double frame_ms_ = 0.0;
+    std::uint64_t frame_number_ = 0;
+    bool close_requested_ = false;
+    bool imgui_ready_ = false;
+};
+
+} // namespace tl

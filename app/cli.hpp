@@ -1,0 +1,56 @@
+// The program's own command line (window / headless options, image, filter, view), on CLI11.
+#pragma once
+
+#include "app.hpp"
+#include "commands/commands.hpp"
+#include "viewer.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+namespace tl {
+
+struct LaunchOptions {
+    AppOptions app;
+    ViewerSetup viewer;
+    bool validate = false;
+};
+
+// Registers every top-level flag on `cli` (before parsing); resolve() turns them into options.
+class CommandLine {
+public:
+    explicit CommandLine(CLI::App& cli);
+    CommandLine(const CommandLine&) = delete;
+    CommandLine& operator=(const CommandLine&) = delete;
+
+    // After a successful parse: the options, or nullopt with `error` set (a sentence with the valid range).
+    std::optional<LaunchOptions> resolve(std::string& error) const;
+
+private:
+    bool headless_ = false;
+    int frames_ = 0;
+    std::string screenshot_;
+    std::string size_ = "1600x900";
+    std::string image_;
+    std::string generate_;
+    std::string gen_size_ = "1024x1024";
+    std::uint32_t seed_ = 1;
+    cmd::FilterFlags filter_;
+    std::string border_ = "clamp";
+    std::string variant_;
+    std::string view_ = "split";
+    float gain_ = 4.0f;
+    float split_ = 0.5f;
+    std::string vsync_ = "on";
+    bool validate_ = false;
+    float ui_scale_ = 1.0f;
+    std::string assets_;
+    CLI::Option* radius_opt_ = nullptr;
+};
+
+// Where assets/ is: --assets, else the build-time TILELAB_ASSET_DIR, else next to the executable.
+std::filesystem::path find_asset_dir(const std::string& override_dir);
+
+} // namespace tl

@@ -1,0 +1,35 @@
+// The sidebar panels: Image, Filter, View, Stats, Mechanism. Each edits state and reports actions.
+#pragma once
+
+#include "viewer_state.hpp"
+#include "vk/gpu_timers.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tl {
+class App;
+}
+
+namespace tl::ui {
+
+struct StatsInput {
+    double frame_ms = 0.0;
+    const std::vector<vk::GpuTimers::Timing>* gpu = nullptr;
+    bool gpu_timers_supported = false;
+    std::string device;
+    std::string present_mode;
+    std::uint32_t validation_messages = 0;
+    bool validation = false;
+};
+
+void image_panel(ImageState& s, PanelActions& actions);
+void filter_panel(FilterState& s, PanelActions& actions);
+void view_panel(ViewState& s);
+void stats_panel(const StatsInput& in);
+// CUDA mechanisms (greyed with the reason when they cannot run) and the Vulkan compute variants.
+void mechanism_panel(FilterState& s, PanelActions& actions);
+// A line of text wrapped to the panel, in the given colour.
+void wrapped_colored(unsigned abgr, const std::string& text);
+
+} // namespace tl::ui

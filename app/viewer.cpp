@@ -1,0 +1,479 @@
+// Viewer element: image buffers, filter stage, viewport interaction and overlays, sidebar layout.
+#include "viewer.hpp"
+
+#include "image/image_io.hpp"
+#include "ui/panels.hpp"
+#include "ui/theme.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace tl {
+
+namespace {
+
+constexpr VkDeviceSize kPitchAlignment = 256;  // TMA/LDGSTS want 16; 256 also suits copies
+
+std::string filter_summary(const FilterState& f) {
+    std::string label;
+    for (const auto& info : filter_infos())
+        if (info.kind == f.params.kind) label = std::string(info.label);
+    char buf[96] = {};
+    switch (f.params.kind) {
+    case FilterKind::Box: std::snprintf(buf, sizeof(buf), "  r=%d", f.params.radius); break;
+    case FilterKind::Gaussian: std::snprintf(buf, sizeof(buf), "  sigma=%.2f", static_cast<double>(f.params.sigma)); break;
+    case FilterKind::Sharpen: std::snprintf(buf, sizeof(buf), "  amount=%.2f", static_cast<double>(f.params.amount)); break;
+    case FilterKind::UserKernel: std::snprintf(buf, sizeof(buf), "  %dx%d", f.params.user_size, f.params.user_size); break;
+    default: break;
+    }
+    std::string out = label + buf + "  |  " + std::string(to_string(f.border));
+    if (f.ops_enabled && !f.ops.empty()) out += "  + " + std::to_string(f.ops.size()) + " op(s)";
+    return out;
+}
+
+void buffer_barrier(VkCommandBuffer cmd, VkBuffer buffer, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+    VkBufferMemoryBarrier b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.buffer = buffer;
+    b.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, nullptr, 1, &b, 0, nullptr);
+}
+
+// A small rounded label drawn over the image.
+void chip(ImDrawList* dl, ImVec2 pos, const std::string& text, bool right_align, ImU32 accent) {
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const float pad = ImGui::GetFontSize() * 0.45f;
+    if (right_align) pos.x -= size.x + 2.0f * pad;
+    dl->AddRectFilled(pos, ImVec2(pos.x + size.x + 2.0f * pad, pos.y + size.y + 2.0f * pad), IM_COL32(18, 19, 23, 215),
+                      pad);
+    dl->AddRectFilled(pos, ImVec2(pos.x + pad * 0.5f, pos.y + size.y + 2.0f * pad), accent, pad * 0.25f);
+    dl->AddText(ImVec2(pos.x + pad, pos.y + pad), IM_COL32(236, 236, 240, 255), text.c_str());
+}
+
+} // namespace
+
+Viewer::Viewer(ViewerSetup setup) : setup_(std::move(setup)) {
+    filter_state_.params = setup_.params;
+    filter_state_.border = setup_.border;
+    filter_state_.variant = setup_.variant;
+    view_.mode = setup_.view;
+    view_.gain = setup_.gain;
+    view_.split = setup_.split;
+    image_state_.gen_width = setup_.gen_width;
+    image_state_.gen_height = setup_.gen_height;
+    image_state_.seed = static_cast<int>(setup_.seed);
+    if (setup_.generator) image_state_.generator = *setup_.generator;
+}
+
+Viewer::~Viewer() = default;
+
+void Viewer::on_attach(App& app) {
+    app_ = &app;
+    const auto& ctx = app.context();
+    filters_ = std::make_unique<vk::ComputeFilters>(ctx);
+    display_ = std::make_unique<vk::DisplayPass>(ctx, app.render_pass());
+    for (auto& p : probe_)
+        p = vk::Buffer(ctx, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+
+    if (setup_.image) {
+        const std::string error = load(*setup_.image);
+        if (!error.empty()) {
+            std::fprintf(stderr, "tilelab: %s; showing the default image instead\n", error.c_str());
+            const std::string keep = image_state_.message;
+            load_default_image();
+            image_state_.message = keep + " - showing the default image instead";
+            image_state_.message_is_error = true;
+        }
+    } else if (setup_.generator) {
+        generate();
+    } else {
+        load_default_image();
+    }
+}
+
+void Viewer::on_detach() {
+    if (app_) app_->wait_idle();
+    filters_.reset();
+    display_.reset();
+    source_ = vk::Buffer();
+    filtered_ = vk::Buffer();
+    for (auto& p : probe_) p = vk::Buffer();
+}
+
+void Viewer::load_default_image() {
+    const auto path = setup_.asset_dir / "astronaut.png";
+    auto result = load_image(path);
+    if (result.image) {
+        set_image(std::move(*result.image), "astronaut.png");
+        return;
+    }
+    const std::string why = "default image not found (" + result.error + "); showing the zone plate";
+    std::fprintf(stderr, "tilelab: %s\n", why.c_str());
+    set_image(generate_image(Generator::ZonePlate, 1024, 1024, 1), "zone plate (built in)");
+    image_state_.message = why;
+    image_state_.message_is_error = true;
+}
+
+std::string Viewer::load(const std::filesystem::path& path) {
+    auto result = load_image(path);
+    if (!result.image) {
+        image_state_.message = result.error;
+        image_state_.message_is_error = true;
+        return result.error;
+    }
+    set_image(std::move(*result.image), path.filename().string());
+    image_state_.message = "loaded " + path.string();
+    image_state_.message_is_error = false;
+    return {};
+}
+
+void Viewer::generate() {
+    const int w = image_state_.gen_width, h = image_state_.gen_height;
+    const std::string why = validate_image_size(w, h);
+    if (!why.empty()) {
+        image_state_.message = why;
+        image_state_.message_is_error = true;
+        return;
+    }
+    const auto seed = static_cast<std::uint32_t>(image_state_.seed);
+    Image img = generate_image(image_state_.generator, w, h, seed);
+    if (img.empty()) {
+        image_state_.message = "the generator returned no image for " + std::to_string(w) + " x " + std::to_string(h);
+        image_state_.message_is_error = true;
+        return;
+    }
+    std::string label;
+    for (const auto& g : generator_infos())
+        if (g.generator == image_state_.generator) label = std::string(g.label);
+    if (image_state_.generator == Generator::Noise) label += " (seed " + std::to_string(seed) + ")";
+    set_image(std::move(img), label);
+    image_state_.message = "generated " + std::to_string(w) + " x " + std::to_string(h);
+    image_state_.message_is_error = false;
+}
+
+void Viewer::set_image(Image image, std::string label) {
+    const auto& ctx = app_->context();
+    app_->wait_idle();  // the frames in flight may still read the old buffers
+    const VkDeviceSize row = static_cast<VkDeviceSize>(image.width) * 4;
+    pitch_ = (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+    const VkDeviceSize bytes = pitch_ * static_cast<VkDeviceSize>(image.height);
+    const VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    source_ = vk::Buffer();
+    filtered_ = vk::Buffer();
+    source_ = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    filtered_ = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    {
+        vk::Buffer staging(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        auto* dst = static_cast<std::uint8_t*>(staging.mapped());
+        for (int y = 0; y < image.height; ++y)
+            std::memcpy(dst + static_cast<std::size_t>(y) * pitch_, image.rgba8(0, y), static_cast<std::size_t>(row));
+        ctx.one_shot([&](VkCommandBuffer cmd) {
+            const VkBufferCopy region{0, 0, bytes};
+            vkCmdCopyBuffer(cmd, staging.handle(), source_.handle(), 1, &region);
+            vkCmdCopyBuffer(cmd, staging.handle(), filtered_.handle(), 1, &region);  // until the filter runs
+            for (VkBuffer b : {source_.handle(), filtered_.handle()})
+                buffer_barrier(cmd, b, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+        });
+    }
+    display_->set_images(source_.handle(), filtered_.handle(), image.width, image.height, pitch_);
+    image_state_.label = std::move(label);
+    image_state_.width = image.width;
+    image_state_.height = image.height;
+    image_ = std::move(image);
+    for (auto& p : probe_at_) p.reset();
+    inspector_ = {};
+    filter_dirty_ = true;
+    view_.fit_requested = true;
+}
+
+void Viewer::on_file_drop(const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
+    const std::string error = load(paths.front());
+    if (error.empty()) {
+        std::snprintf(image_state_.path_input.data(), image_state_.path_input.size(), "%s", paths.front().c_str());
+    }
+}
+
+void Viewer::on_resize(VkExtent2D extent) { layout_viewport(extent); }
+
+void Viewer::layout_viewport(VkExtent2D extent) {
+    const float scale = app_ ? app_->options().ui_scale : 1.0f;
+    const float w = static_cast<float>(extent.width);
+    sidebar_width_ = std::floor(std::min(470.0f * scale, w * 0.45f));
+    const auto x = static_cast<std::int32_t>(sidebar_width_);
+    view_.rect = {{x, 0}, {extent.width > static_cast<std::uint32_t>(x) ? extent.width - static_cast<std::uint32_t>(x) : 0u, extent.height}};
+}
+
+void Viewer::fit_view() {
+    if (image_.empty() || view_.rect.extent.width == 0 || view_.rect.extent.height == 0) return;
+    const float rw = static_cast<float>(view_.rect.extent.width), rh = static_cast<float>(view_.rect.extent.height);
+    view_.zoom = std::min(rw / static_cast<float>(image_.width), rh / static_cast<float>(image_.height)) * 0.92f;
+    view_.center[0] = static_cast<float>(image_.width) * 0.5f;
+    view_.center[1] = static_cast<float>(image_.height) * 0.5f;
+    view_.fit_requested = false;
+}
+
+void Viewer::on_ui() {
+    const ImGuiIO& io = ImGui::GetIO();
+    layout_viewport({static_cast<std::uint32_t>(io.DisplaySize.x), static_cast<std::uint32_t>(io.DisplaySize.y)});
+    if (view_.fit_requested) fit_view();
+
+    PanelActions actions;
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(sidebar_width_, io.DisplaySize.y));
+    const ImGuiWindowFlags sidebar_flags =
+        ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings;
+    const std::string title = "tilelab  |  " + std::string(app_->context().properties().deviceName) + "###sidebar";
+    if (ImGui::Begin(title.c_str(), nullptr, sidebar_flags)) {
+        if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
+        if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) ui::filter_panel(filter_state_, actions);
+        if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ui::view_panel(view_);
+        if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) {
+            ui::StatsInput in;
+            in.frame_ms = app_->frame_ms();
+            in.gpu = &app_->timers().latest();
+            in.gpu_timers_supported = app_->timers().supported();
+            in.device = app_->context().device_description();
+            in.present_mode = app_->present_mode();
+            in.validation = app_->context().validation_enabled();
+            in.validation_messages = app_->context().validation_messages();
+            ui::stats_panel(in);
+        }
+        if (ImGui::CollapsingHeader("Mechanism", ImGuiTreeNodeFlags_DefaultOpen)) ui::mechanism_panel(filter_state_, actions);
+    }
+    ImGui::End();
+    viewport_window();
+
+    if (actions.load_path) {
+        const std::string path(image_state_.path_input.data());
+        if (path.empty()) {
+            image_state_.message = "type a file path first";
+            image_state_.message_is_error = true;
+        } else {
+            load(path);
+        }
+    }
+    if (actions.generate) generate();
+    if (actions.filter_changed) filter_dirty_ = true;
+    if (view_.fit_requested) fit_view();
+}
+
+void Viewer::viewport_window() {
+    const ImGuiIO& io = ImGui::GetIO();
+    const VkRect2D& r = view_.rect;
+    if (r.extent.width == 0 || r.extent.height == 0) return;
+    const ImVec2 origin(static_cast<float>(r.offset.x), static_cast<float>(r.offset.y));
+    const ImVec2 size(static_cast<float>(r.extent.width), static_cast<float>(r.extent.height));
+    ImGui::SetNextWindowPos(origin);
+    ImGui::SetNextWindowSize(size);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                   ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoNav;
+    ImGui::Begin("##viewport", nullptr, flags);
+    ImGui::PopStyleVar();
+    ImGui::InvisibleButton("canvas", size, ImGuiButtonFlags_MouseButtonLeft);
+    const bool hovered = ImGui::IsItemHovered();
+    const bool active = ImGui::IsItemActive();
+    const ImVec2 mouse = io.MousePos;
+    const ImVec2 view_center(origin.x + size.x * 0.5f, origin.y + size.y * 0.5f);
+    auto to_image = [&](ImVec2 p) {
+        return ImVec2(view_.center[0] + (p.x - view_center.x) / view_.zoom, view_.center[1] + (p.y - view_center.y) / view_.zoom);
+    };
+    const float divider_x = origin.x + view_.split * size.x;
+    const float grab = ImGui::GetFontSize() * 0.5f;
+    const bool near_divider = view_.mode == vk::ViewMode::Split && std::fabs(mouse.x - divider_x) < grab;
+
+    if (hovered && io.MouseWheel != 0.0f) {
+        const ImVec2 before = to_image(mouse);
+        view_.zoom = std::clamp(view_.zoom * std::pow(1.2f, io.MouseWheel), 0.01f, 64.0f);
+        view_.center[0] = before.x - (mouse.x - view_center.x) / view_.zoom;
+        view_.center[1] = before.y - (mouse.y - view_center.y) / view_.zoom;
+    }
+    if (ImGui::IsItemActivated()) dragging_divider_ = near_divider;
+    if (active) {
+        if (dragging_divider_) {
+            view_.split = std::clamp((mouse.x - origin.x) / size.x, 0.0f, 1.0f);
+        } else {
+            view_.center[0] -= io.MouseDelta.x / view_.zoom;
+            view_.center[1] -= io.MouseDelta.y / view_.zoom;
+        }
+    } else {
+        dragging_divider_ = false;
+    }
+    if ((hovered && near_divider) || dragging_divider_) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    else if (active) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+
+    // Inspector: the hovered pixel's input (host copy) and output (read back from the GPU).
+    const ImVec2 img = to_image(mouse);
+    const int px = static_cast<int>(std::floor(img.x)), py = static_cast<int>(std::floor(img.y));
+    const bool inside = hovered && !image_.empty() && px >= 0 && py >= 0 && px < image_.width && py < image_.height;
+    if (inside) {
+        if (!inspector_.active || inspector_.x != px || inspector_.y != py) inspector_.output_valid = false;
+        inspector_.active = true;
+        inspector_.x = px;
+        inspector_.y = py;
+        std::memcpy(inspector_.input.data(), image_.rgba8(px, py), 4);
+    } else {
+        inspector_.active = false;
+    }
+
+    // Overlays
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float pad = ImGui::GetFontSize() * 0.8f;
+    const ImU32 amber = IM_COL32(246, 183, 63, 255), blue = IM_COL32(90, 150, 235, 255), red = IM_COL32(235, 90, 80, 255);
+    const std::string filtered_label = filter_summary(filter_state_);
+    switch (view_.mode) {
+    case vk::ViewMode::Original: chip(dl, ImVec2(origin.x + pad, origin.y + pad), "Original", false, blue); break;
+    case vk::ViewMode::Filtered: chip(dl, ImVec2(origin.x + pad, origin.y + pad), "Filtered  " + filtered_label, false, amber); break;
+    case vk::ViewMode::Split: {
+        chip(dl, ImVec2(origin.x + pad, origin.y + pad), "A  Original", false, blue);
+        chip(dl, ImVec2(origin.x + size.x - pad, origin.y + pad), "B  " + filtered_label, true, amber);
+        const float handle = ImGui::GetFontSize() * 0.9f;
+        const ImVec2 c(divider_x, origin.y + size.y * 0.5f);
+        dl->AddCircleFilled(c, handle, IM_COL32(245, 245, 245, 235));
+        dl->AddTriangleFilled(ImVec2(c.x - handle * 0.25f, c.y - handle * 0.4f), ImVec2(c.x - handle * 0.25f, c.y + handle * 0.4f),
+                              ImVec2(c.x - handle * 0.7f, c.y), IM_COL32(30, 30, 36, 255));
+        dl->AddTriangleFilled(ImVec2(c.x + handle * 0.25f, c.y - handle * 0.4f), ImVec2(c.x + handle * 0.7f, c.y),
+                              ImVec2(c.x + handle * 0.25f, c.y + handle * 0.4f), IM_COL32(30, 30, 36, 255));
+        break;
+    }
+    case vk::ViewMode::Diff: {
+        char g[32];
+        std::snprintf(g, sizeof(g), "  gain x%.1f", static_cast<double>(view_.gain));
+        chip(dl, ImVec2(origin.x + pad, origin.y + pad), "|B - A|  " + filtered_label + g, false, red);
+        break;
+    }
+    }
+    char zoom_text[64];
+    std::snprintf(zoom_text, sizeof(zoom_text), "%d x %d   %.0f%%", image_.width, image_.height,
+                  static_cast<double>(view_.zoom * 100.0f));
+    ImGui::PushFont(ui::mono_font());
+    chip(dl, ImVec2(origin.x + size.x - pad, origin.y + size.y - pad - ImGui::GetFontSize() * 1.9f), zoom_text, true,
+         IM_COL32(120, 120, 130, 255));
+    if (inspector_.active) {
+        const auto& in = inspector_.input;
+        const auto& out = inspector_.output;
+        char line1[64], line2[64], line3[64];
+        std::snprintf(line1, sizeof(line1), "x %-5d y %-5d", inspector_.x, inspector_.y);
+        std::snprintf(line2, sizeof(line2), "in   %3d %3d %3d %3d", in[0], in[1], in[2], in[3]);
+        if (inspector_.output_valid) std::snprintf(line3, sizeof(line3), "out  %3d %3d %3d %3d", out[0], out[1], out[2], out[3]);
+        else std::snprintf(line3, sizeof(line3), "out  ...");
+        const float lh = ImGui::GetTextLineHeightWithSpacing();
+        const ImVec2 text_size = ImGui::CalcTextSize(line2);
+        const float sw = lh * 0.8f;
+        const ImVec2 p0(origin.x + pad, origin.y + size.y - pad - 3.0f * lh - pad);
+        const ImVec2 p1(p0.x + text_size.x + sw + 3.0f * pad, origin.y + size.y - pad);
+        dl->AddRectFilled(p0, p1, IM_COL32(18, 19, 23, 225), pad * 0.5f);
+        const float tx = p0.x + pad;
+        float ty = p0.y + pad * 0.5f;
+        dl->AddText(ImVec2(tx, ty), IM_COL32(200, 200, 205, 255), line1);
+        ty += lh;
+        dl->AddRectFilled(ImVec2(tx, ty + 2), ImVec2(tx + sw, ty + sw), IM_COL32(in[0], in[1], in[2], 255));
+        dl->AddText(ImVec2(tx + sw + pad * 0.6f, ty), IM_COL32(236, 236, 240, 255), line2);
+        ty += lh;
+        if (inspector_.output_valid)
+            dl->AddRectFilled(ImVec2(tx, ty + 2), ImVec2(tx + sw, ty + sw), IM_COL32(out[0], out[1], out[2], 255));
+        dl->AddText(ImVec2(tx + sw + pad * 0.6f, ty), IM_COL32(236, 236, 240, 255), line3);
+    } else {
+        chip(dl, ImVec2(origin.x + pad, origin.y + size.y - pad - ImGui::GetFontSize() * 1.9f),
+             "hover to inspect a pixel", false, IM_COL32(120, 120, 130, 255));
+    }
+    ImGui::PopFont();
+    ImGui::End();
+}
+
+void Viewer::record_filter_stage(const FrameInfo& frame) {
+    const VkCommandBuffer cmd = frame.cmd;
+    const auto fmt = PixelFormat::RGBA8;
+    const std::string scope = "Filter " + std::string(vk::to_string(filter_state_.variant));
+    frame.timers->begin(cmd, frame.slot, scope);
+    // Earlier frames' display pass and probe copies read `filtered_`: let them finish first.
+    buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    std::string why = validate(filter_state_.params);
+    if (why.empty()) why = filters_->can_run(filter_state_.params, fmt);
+    if (why.empty()) why = filters_->check_image(image_.width, image_.height, pitch_, fmt);
+    const bool use_ops = filter_state_.ops_enabled && !filter_state_.ops.empty();
+    if (why.empty() && use_ops) {
+        for (const auto& op : filter_state_.ops)
+            if (why.empty()) why = validate(op);
+        if (why.empty()) why = filters_->can_run_pixel_ops(filter_state_.ops, fmt);
+    }
+    if (why.empty()) {
+        filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_.handle(),
+                         filtered_.handle(), image_.width, image_.height, pitch_, fmt);
+        if (use_ops) {
+            buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_.handle(), filtered_.handle(), image_.width,
+                                       image_.height, pitch_, fmt);
+        }
+        filter_state_.status.clear();
+    } else {
+        // Show the original on both sides rather than stale or garbage pixels, and say why.
+        const VkBufferCopy region{0, 0, source_.size()};
+        vkCmdCopyBuffer(cmd, source_.handle(), filtered_.handle(), 1, &region);
+        filter_state_.status = "Filter not run: " + why + ". Showing the original on both sides.";
+    }
+    buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+    frame.timers->end(cmd, frame.slot);
+    ++filter_state_.runs;
+    filter_dirty_ = false;
+}
+
+void Viewer::on_prepare(const FrameInfo& frame) {
+    if (!source_) return;
+    if (filter_dirty_ || filter_state_.run_every_frame) record_filter_stage(frame);
+    probe_at_[frame.slot].reset();
+    if (inspector_.active) {
+        const VkBufferCopy region{static_cast<VkDeviceSize>(inspector_.y) * pitch_ + static_cast<VkDeviceSize>(inspector_.x) * 4, 0, 4};
+        vkCmdCopyBuffer(frame.cmd, filtered_.handle(), probe_[frame.slot].handle(), 1, &region);
+        buffer_barrier(frame.cmd, probe_[frame.slot].handle(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+        probe_at_[frame.slot] = std::array<int, 2>{inspector_.x, inspector_.y};
+    }
+}
+
+void Viewer::on_frame_done(std::uint32_t slot) {
+    const auto& at = probe_at_[slot];
+    if (!at || !inspector_.active || (*at)[0] != inspector_.x || (*at)[1] != inspector_.y) return;
+    std::memcpy(inspector_.output.data(), probe_[slot].mapped(), 4);
+    inspector_.output_valid = true;
+}
+
+void Viewer::on_render(const FrameInfo& frame) {
+    if (!source_) return;
+    vk::DisplayView v;
+    v.rect = view_.rect;
+    v.zoom = view_.zoom;
+    v.image_at_origin[0] = view_.center[0] - static_cast<float>(view_.rect.extent.width) * 0.5f / view_.zoom;
+    v.image_at_origin[1] = view_.center[1] - static_cast<float>(view_.rect.extent.height) * 0.5f / view_.zoom;
+    v.mode = view_.mode;
+    v.split_x = static_cast<float>(view_.rect.offset.x) + view_.split * static_cast<float>(view_.rect.extent.width);
+    v.gain = view_.gain;
+    v.pixel_grid = view_.pixel_grid;
+    frame.timers->begin(frame.cmd, frame.slot, "Display pass");
+    display_->record(frame.cmd, v);
+    frame.timers->end(frame.cmd, frame.slot);
+}
+
+} // namespace tl

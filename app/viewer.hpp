@@ -1,0 +1,83 @@
+// The viewer element: owns the image buffers, runs the filter stage, draws the viewport with the
+// display pass and lays out the sidebar panels around it.
+#pragma once
+
+#include "app.hpp"
+#include "image.hpp"
+#include "viewer_state.hpp"
+#include "vk/compute_filters.hpp"
+#include "vk/display_pass.hpp"
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tl {
+
+// How the viewer starts: which image, which filter, which view (from the command line).
+struct ViewerSetup {
+    std::filesystem::path asset_dir;            // where assets/astronaut.png is looked for
+    std::optional<std::filesystem::path> image; // --image
+    std::optional<Generator> generator;         // --generate
+    int gen_width = 1024, gen_height = 1024;
+    std::uint32_t seed = 1;
+    FilterParams params;
+    Border border = Border::Clamp;
+    vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
+    vk::ViewMode view = vk::ViewMode::Split;
+    float gain = 4.0f;
+    float split = 0.5f;
+};
+
+class Viewer : public Element {
+public:
+    explicit Viewer(ViewerSetup setup);
+    ~Viewer() override;
+
+    void on_attach(App& app) override;
+    void on_detach() override;
+    void on_resize(VkExtent2D extent) override;
+    void on_ui() override;
+    void on_prepare(const FrameInfo& frame) override;
+    void on_render(const FrameInfo& frame) override;
+    void on_frame_done(std::uint32_t slot) override;
+    void on_file_drop(const std::vector<std::string>& paths) override;
+
+    // Replaces the current image (waits for the frames in flight). Used by load/generate.
+    void set_image(Image image, std::string label);
+    // Loads a file; on failure the current image stays and the reason is shown. Returns the error.
+    std::string load(const std::filesystem::path& path);
+
+private:
+    void load_default_image();
+    void generate();
+    void layout_viewport(VkExtent2D extent);
+    void viewport_window();
+    void fit_view();
+    // The filter stage: records the filter (and op chain) src -> dst into the frame's command
+    // buffer. This is the seam where the CUDA path will hand off through the timeline semaphore.
+    void record_filter_stage(const FrameInfo& frame);
+
+    ViewerSetup setup_;
+    App* app_ = nullptr;
+    std::unique_ptr<vk::ComputeFilters> filters_;
+    std::unique_ptr<vk::DisplayPass> display_;
+    Image image_;                       // host copy of the source (inspector input values)
+    vk::Buffer source_;                 // linear RGBA8 with pitch_
+    vk::Buffer filtered_;
+    VkDeviceSize pitch_ = 0;
+    std::array<vk::Buffer, App::kFramesInFlight> probe_;   // one output pixel read back per frame
+    std::array<std::optional<std::array<int, 2>>, App::kFramesInFlight> probe_at_;
+
+    ImageState image_state_;
+    FilterState filter_state_;
+    ViewState view_;
+    InspectorState inspector_;
+    bool filter_dirty_ = true;
+    bool dragging_divider_ = false;
+    float sidebar_width_ = 0.0f;
+};
+
+} // namespace tl

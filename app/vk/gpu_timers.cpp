@@ -1,0 +1,68 @@
+// Timestamp query pools per frame in flight.
+#include "gpu_timers.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace tl::vk {
+
+GpuTimers::GpuTimers(const Context& ctx, std::uint32_t frames_in_flight) : ctx_(ctx), slots_(frames_in_flight) {
+    period_ns_ = ctx.timestamp_period_ns();
+    if (!supported()) return;
+    for (auto& s : slots_) {
+        VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        ci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        ci.queryCount = 2 * kMaxScopes;
+        VK_CHECK(vkCreateQueryPool(ctx.device(), &ci, nullptr, &s.pool));
+    }
+}
+
+GpuTimers::~GpuTimers() {
+    for (auto& s : slots_)
+        if (s.pool) vkDestroyQueryPool(ctx_.device(), s.pool, nullptr);
+}
+
+void GpuTimers::collect(std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!supported() || s.names.empty()) return;
+    const auto n = static_cast<std::uint32_t>(s.names.size());
+    // Value + availability per query: no WAIT flag, so this never stalls the frame loop.
+    std::array<std::uint64_t, 4 * kMaxScopes> data{};
+    const VkResult r = vkGetQueryPoolResults(ctx_.device(), s.pool, 0, 2 * n, sizeof(data), data.data(),
+                                             2 * sizeof(std::uint64_t),
+                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    if (r != VK_SUCCESS && r != VK_NOT_READY) VK_CHECK(r);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t t0 = data[4 * i], a0 = data[4 * i + 1], t1 = data[4 * i + 2], a1 = data[4 * i + 3];
+        if (!a0 || !a1) continue;  // not ready: keep the previous number rather than show a gap
+        const double ms = static_cast<double>(t1 - t0) * period_ns_ * 1e-6;
+        // Scopes that do not run every frame (the filter runs on change) keep their last value.
+        auto it = std::find_if(latest_.begin(), latest_.end(), [&](const Timing& t) { return t.name == s.names[i]; });
+        if (it == latest_.end()) latest_.push_back({s.names[i], ms});
+        else it->ms = ms;
+    }
+}
+
+void GpuTimers::begin_frame(VkCommandBuffer cmd, std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    s.names.clear();
+    s.open = false;
+    if (supported()) vkCmdResetQueryPool(cmd, s.pool, 0, 2 * kMaxScopes);
+}
+
+void GpuTimers::begin(VkCommandBuffer cmd, std::uint32_t slot, const std::string& name) {
+    Slot& s = slots_[slot];
+    if (!supported() || s.open || s.names.size() >= kMaxScopes) return;
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.pool, 2 * static_cast<std::uint32_t>(s.names.size()));
+    s.names.push_back(name);
+    s.open = true;
+}
+
+void GpuTimers::end(VkCommandBuffer cmd, std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!supported() || !s.open) return;
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s.pool, 2 * static_cast<std::uint32_t>(s.names.size()) - 1);
+    s.open = false;
+}
+
+} // namespace tl::vk
