@@ -334,7 +334,9 @@ TEST(ReferenceBox, MatchesTheStraightforwardDefinitionAtAwkwardSizes) {
                 for (int y = 0; y < h; ++y)
                     for (int x = 0; x < w; ++x)
                         for (int c = 0; c < 4; ++c) {
-                            EXPECT_LE(std::abs(int(got8.rgba8(x, y)[c]) - int(quantize_unorm8(expect8.rgba32f(x, y)[c]))), 1)
+                            // A box mean of bytes is never within 1/(2n) LSB of a .5 boundary, so the
+                            // reference's RGBA8 result is exactly the rounded true mean.
+                            EXPECT_EQ(int(got8.rgba8(x, y)[c]), int(quantize_unorm8(expect8.rgba32f(x, y)[c])))
                                 << w << "x" << h << " r" << r << " " << to_string(b);
                             EXPECT_NEAR(got32.rgba32f(x, y)[c], expect32.rgba32f(x, y)[c], 1e-5)
                                 << w << "x" << h << " r" << r << " " << to_string(b);
@@ -413,19 +415,27 @@ TEST(ReferenceFilters, InPlaceEqualsOutOfPlace) {
 }
 
 TEST(ReferenceFilters, RespectsTheRowPitch) {
-    // A view with 3 pixels of padding per row must give the same pixels as a packed image.
-    const Image packed = random_image(10, 6, PixelFormat::RGBA8, 21);
-    const std::size_t pitch = 13 * 4;
-    std::vector<std::uint8_t> src(pitch * 6, 0xAB), dst(pitch * 6, 0xCD);
-    for (int y = 0; y < 6; ++y) std::memcpy(src.data() + pitch * y, packed.rgba8(0, y), 40);
-    const FilterParams p = box(2);
-    reference_filter(p, Border::Clamp, ConstImageView(src.data(), pitch, 10, 6, PixelFormat::RGBA8),
-                     ImageView{dst.data(), pitch, 10, 6, PixelFormat::RGBA8});
-    const Image expect = filtered(p, Border::Clamp, packed);
-    for (int y = 0; y < 6; ++y) {
-        EXPECT_EQ(std::memcmp(dst.data() + pitch * y, expect.rgba8(0, y), 40), 0) << y;
-        for (std::size_t i = 40; i < pitch; ++i) EXPECT_EQ(dst[pitch * y + i], 0xCD);  // padding untouched
-    }
+    // Views with 3 pixels of padding per row must give the same pixels as packed images, and the
+    // padding of the destination must stay untouched.
+    for (PixelFormat f : {PixelFormat::RGBA8, PixelFormat::RGBA32F})
+        for (FilterKind k : {FilterKind::Box, FilterKind::Gaussian, FilterKind::Sobel}) {
+            const Image packed = random_image(10, 6, f, 21);
+            const std::size_t bpp = bytes_per_pixel(f);
+            const std::size_t row = 10 * bpp;
+            const std::size_t pitch = 13 * bpp;
+            std::vector<std::uint8_t> src(pitch * 6, 0xAB), dst(pitch * 6, 0xCD);
+            for (int y = 0; y < 6; ++y) std::memcpy(src.data() + pitch * y, packed.bytes.data() + row * y, row);
+            FilterParams p = kind(k);
+            p.radius = 2;
+            reference_filter(p, Border::Clamp, ConstImageView(src.data(), pitch, 10, 6, f),
+                             ImageView{dst.data(), pitch, 10, 6, f});
+            const Image expect = filtered(p, Border::Clamp, packed);
+            for (int y = 0; y < 6; ++y) {
+                EXPECT_EQ(std::memcmp(dst.data() + pitch * y, expect.bytes.data() + row * y, row), 0)
+                    << to_string(k) << " " << to_string(f) << " row " << y;
+                for (std::size_t i = row; i < pitch; ++i) ASSERT_EQ(dst[pitch * y + i], 0xCD);
+            }
+        }
 }
 
 TEST(CompareImages, ReportsWorstPixelAndCount) {
