@@ -14,7 +14,9 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -267,8 +269,8 @@ TEST_P(PixelOpsMatrix, Rgba32fMatchesReference) { run(PixelFormat::RGBA32F, fals
 INSTANTIATE_TEST_SUITE_P(
     AllOpsAllMechanisms, PixelOpsMatrix,
     ::testing::Combine(::testing::Range<std::size_t>(0, op_cases().size()), ::testing::Range<std::size_t>(0, configs().size())),
-    [](const ::testing::TestParamInfo<PixelOpsMatrix::ParamType>& info) {
-        return op_cases()[std::get<0>(info.param)].name + "_" + configs()[std::get<1>(info.param)].name;
+    [](const ::testing::TestParamInfo<PixelOpsMatrix::ParamType>& p) {
+        return op_cases()[std::get<0>(p.param)].name + "_" + configs()[std::get<1>(p.param)].name;
     });
 
 // In place (src == dst): every mechanism reads a chunk before anything writes it.
