@@ -223,19 +223,29 @@ void box_rgba8(int radius, Border border, ConstImageView src, ImageView dst) {
     });
 }
 
-// Filters with a small fixed window: evaluated per pixel on a (2r+1)^2 neighbourhood.
+// Filters with a small fixed window: evaluated per pixel on a (2r+1)^2 neighbourhood. The 2r+1
+// source rows an output row needs are converted to float once, with the border applied, as
+// (w + 2r)-pixel padded rows, so each tap is a plain array read.
 template <class Fn>
 void window_filter(int radius, Border border, ConstImageView src, ImageView dst, Fn&& fn) {
     const int n = 2 * radius + 1;
-    parallel_rows(src.height, static_cast<long long>(src.width) * n * n, [&](int y0, int y1) {
-        std::vector<Rgba> win(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+    const int w = src.width;
+    const std::size_t padded_w = static_cast<std::size_t>(w + 2 * radius);
+    parallel_rows(src.height, static_cast<long long>(w) * n * n, [&](int y0, int y1) {
+        std::vector<Rgba> rows(padded_w * static_cast<std::size_t>(n));
         for (int y = y0; y < y1; ++y) {
-            for (int x = 0; x < src.width; ++x) {
-                for (int dy = -radius; dy <= radius; ++dy)
-                    for (int dx = -radius; dx <= radius; ++dx)
-                        win[static_cast<std::size_t>((dy + radius) * n + dx + radius)] =
-                            load_bordered(src, x + dx, y + dy, border);
-                auto at = [&](int dx, int dy) { return win[static_cast<std::size_t>((dy + radius) * n + dx + radius)]; };
+            for (int dy = -radius; dy <= radius; ++dy) {
+                Rgba* row = rows.data() + padded_w * static_cast<std::size_t>(dy + radius);
+                const int sy = fold_coord(y + dy, src.height, border);
+                for (int i = 0; i < w + 2 * radius; ++i) {
+                    const int sx = fold_coord(i - radius, w, border);
+                    row[i] = (sx < 0 || sy < 0) ? Rgba{} : load(src, sx, sy);
+                }
+            }
+            for (int x = 0; x < w; ++x) {
+                auto at = [&](int dx, int dy) {
+                    return rows[padded_w * static_cast<std::size_t>(dy + radius) + static_cast<std::size_t>(x + dx + radius)];
+                };
                 store(dst, x, y, fn(at));
             }
         }
