@@ -100,59 +100,64 @@ void axpy_row(float* __restrict out, float wk, const float* __restrict in, std::
     }
 }
 
-// Separable pass structure shared by Box and Gaussian: horizontal weighted sums of every source
-// row (borders folded in x), then a vertical weighted sum of those rows (borders folded in y).
+// Separable pass structure shared by Box and Gaussian: horizontal weighted sums of source rows
+// (borders folded in x), then a vertical weighted sum of those rows (borders folded in y).
 // For Gaussian this is exactly the device's grouping: row(dy) = sum_dx w[dx] p, acc = sum_dy w[dy] row(dy).
-// For Box (all weights 1) the device sums the window in one accumulator; the two orders differ by
-// a few float roundings only. `scale` multiplies the final sum (1/n for Box, 1 for Gaussian).
+// For Box on RGBA32F (all weights 1) the device sums the window in one accumulator; the two orders
+// differ by a few float roundings only. `scale` multiplies the final sum (1/n for Box, 1 for Gaussian).
+// Each thread keeps only the 2r+1 horizontal rows its current output row needs (a ring indexed by
+// the unfolded row number), so a 16384^2 image needs no image-sized intermediate buffer.
 void separable_filter(std::span<const float> weights, int radius, float scale, Border border, ConstImageView src,
                       ImageView dst) {
     const int w = src.width;
     const int h = src.height;
+    const int taps = 2 * radius + 1;
     const std::size_t row_floats = static_cast<std::size_t>(w) * 4;
-    std::vector<float> horizontal(row_floats * static_cast<std::size_t>(h));
     const bool unit_weights = std::all_of(weights.begin(), weights.end(), [](float v) { return v == 1.0f; });
 
-    parallel_rows(h, static_cast<long long>(w) * (2 * radius + 1), [&](int y0, int y1) {
-        // (w + 2r) pixels of one source row with the border applied, RGBA interleaved.
-        std::vector<float> padded(static_cast<std::size_t>(w + 2 * radius) * 4);
-        for (int y = y0; y < y1; ++y) {
+    parallel_rows(h, static_cast<long long>(w) * taps, [&](int y0, int y1) {
+        std::vector<float> padded(static_cast<std::size_t>(w + 2 * radius) * 4);  // one source row, bordered
+        std::vector<float> ring(row_floats * static_cast<std::size_t>(taps));
+        std::vector<float> acc(row_floats);
+        auto slot = [&](int yy) {
+            const int m = ((yy % taps) + taps) % taps;
+            return ring.data() + row_floats * static_cast<std::size_t>(m);
+        };
+        // Horizontal pass of source row yy (any integer; folded here). Zero border outside: all 0.
+        auto horizontal = [&](int yy) {
+            float* out = slot(yy);
+            std::fill(out, out + row_floats, 0.0f);
+            const int sy = fold_coord(yy, h, border);
+            if (sy < 0) return;
             for (int i = 0; i < w + 2 * radius; ++i) {
-                const Rgba p = load_bordered(src, i - radius, y, border);
+                const Rgba p = load_bordered(src, i - radius, sy, border);
                 float* q = padded.data() + static_cast<std::size_t>(i) * 4;
                 q[0] = p.r; q[1] = p.g; q[2] = p.b; q[3] = p.a;
             }
-            float* out = horizontal.data() + row_floats * static_cast<std::size_t>(y);
-            std::fill(out, out + row_floats, 0.0f);
-            // One tap at a time over the whole row: each output still sums its taps in dx order,
-            // and the inner loop is contiguous.
-            for (int k = 0; k <= 2 * radius; ++k) {
+            // One tap at a time over the whole row: each output still sums its taps in dx order.
+            for (int k = 0; k < taps; ++k) {
                 const float* in = padded.data() + static_cast<std::size_t>(k) * 4;
                 if (unit_weights)
                     add_row(out, in, row_floats);
                 else
                     axpy_row(out, weights[static_cast<std::size_t>(k)], in, row_floats);
             }
-        }
-    });
-
-    parallel_rows(h, static_cast<long long>(w) * (2 * radius + 1), [&](int y0, int y1) {
-        std::vector<float> acc(row_floats);
+        };
+        for (int yy = y0 - radius; yy < y0 + radius; ++yy) horizontal(yy);
         for (int y = y0; y < y1; ++y) {
+            horizontal(y + radius);  // replaces row y - radius - 1, no longer needed
             std::fill(acc.begin(), acc.end(), 0.0f);
-            for (int k = 0; k <= 2 * radius; ++k) {
-                const int sy = fold_coord(y + k - radius, h, border);
-                if (sy < 0) continue;  // Zero border: the whole row reads 0 and adds nothing
-                const float* in = horizontal.data() + row_floats * static_cast<std::size_t>(sy);
+            for (int k = 0; k < taps; ++k) {
+                const float* in = slot(y + k - radius);
                 if (unit_weights)
                     add_row(acc.data(), in, row_floats);
                 else
                     axpy_row(acc.data(), weights[static_cast<std::size_t>(k)], in, row_floats);
             }
             for (int x = 0; x < w; ++x) {
-                const float* s = acc.data() + static_cast<std::size_t>(x) * 4;
+                const float* sum = acc.data() + static_cast<std::size_t>(x) * 4;
                 const Rgba centre = load(src, x, y);
-                store(dst, x, y, {scale * s[0], scale * s[1], scale * s[2], centre.a});
+                store(dst, x, y, {scale * sum[0], scale * sum[1], scale * sum[2], centre.a});
             }
         }
     });
@@ -161,62 +166,72 @@ void separable_filter(std::span<const float> weights, int radius, float scale, B
 // Box on RGBA8: running sums of the bytes in integers, which are exact, so the result is the true
 // mean of the window (what the float definition approximates) at O(1) cost per pixel whatever the
 // radius. Sliding a window over folded coordinates adds the entering tap and removes the leaving one,
-// so every border mode works unchanged.
+// so every border mode works unchanged. Rows live in a per-thread ring as in separable_filter.
 void box_rgba8(int radius, Border border, ConstImageView src, ImageView dst) {
     const int w = src.width;
     const int h = src.height;
     const int taps = 2 * radius + 1;
+    const int slots = taps + 1;  // the row leaving the window and the one entering it, both held
     const std::size_t row_ints = static_cast<std::size_t>(w) * 3;
-    std::vector<std::int32_t> horizontal(row_ints * static_cast<std::size_t>(h));
-    auto byte_at = [&](int x, int y, int c) -> std::int32_t {
-        const int fx = fold_coord(x, w, border);
-        if (fx < 0) return 0;
-        return static_cast<const std::uint8_t*>(src.data)[src.pitch * static_cast<std::size_t>(y) +
-                                                          static_cast<std::size_t>(fx) * 4 + static_cast<std::size_t>(c)];
-    };
+    const std::int64_t n = static_cast<std::int64_t>(taps) * taps;
+
     parallel_rows(h, static_cast<long long>(w) * 6, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y) {
-            std::int32_t* out = horizontal.data() + row_ints * static_cast<std::size_t>(y);
+        std::vector<std::int32_t> ring(row_ints * static_cast<std::size_t>(slots));
+        std::vector<std::int32_t> acc(row_ints, 0);
+        auto slot = [&](int yy) {
+            const int m = ((yy % slots) + slots) % slots;
+            return ring.data() + row_ints * static_cast<std::size_t>(m);
+        };
+        auto horizontal = [&](int yy) {
+            std::int32_t* out = slot(yy);
+            const int sy = fold_coord(yy, h, border);
+            if (sy < 0) {
+                std::fill(out, out + row_ints, 0);
+                return;
+            }
+            const auto* row = static_cast<const std::uint8_t*>(src.data) + src.pitch * static_cast<std::size_t>(sy);
+            auto byte_at = [&](int x, int c) -> std::int32_t {
+                const int fx = fold_coord(x, w, border);
+                return fx < 0 ? 0 : row[static_cast<std::size_t>(fx) * 4 + static_cast<std::size_t>(c)];
+            };
             for (int c = 0; c < 3; ++c) {
                 std::int32_t sum = 0;
-                for (int dx = -radius; dx <= radius; ++dx) sum += byte_at(dx, y, c);
+                for (int dx = -radius; dx <= radius; ++dx) sum += byte_at(dx, c);
                 out[c] = sum;
                 for (int x = 1; x < w; ++x) {
-                    sum += byte_at(x + radius, y, c) - byte_at(x - 1 - radius, y, c);
+                    sum += byte_at(x + radius, c) - byte_at(x - 1 - radius, c);
                     out[static_cast<std::size_t>(x) * 3 + static_cast<std::size_t>(c)] = sum;
                 }
             }
-        }
-    });
-    const std::int64_t n = static_cast<std::int64_t>(taps) * taps;
-    parallel_rows(h, static_cast<long long>(w) * 6, [&](int y0, int y1) {
-        std::vector<std::int32_t> acc(row_ints, 0);
-        auto add_row = [&](int y, int sign) {
-            const int sy = fold_coord(y, h, border);
-            if (sy < 0) return;  // Zero border: a row of zeros
-            const std::int32_t* in = horizontal.data() + row_ints * static_cast<std::size_t>(sy);
+        };
+        auto accumulate = [&](int yy, std::int32_t sign) {
+            const std::int32_t* in = slot(yy);
             for (std::size_t j = 0; j < row_ints; ++j) acc[j] += sign * in[j];
         };
-        for (int dy = -radius; dy <= radius; ++dy) add_row(y0 + dy, 1);
+        for (int yy = y0 - radius; yy <= y0 + radius; ++yy) {
+            horizontal(yy);
+            accumulate(yy, 1);
+        }
         for (int y = y0; y < y1; ++y) {
             if (y > y0) {
-                add_row(y + radius, 1);
-                add_row(y - 1 - radius, -1);
+                horizontal(y + radius);
+                accumulate(y + radius, 1);
+                accumulate(y - 1 - radius, -1);
             }
             auto* out_row = static_cast<std::uint8_t*>(dst.data) + dst.pitch * static_cast<std::size_t>(y);
             const auto* in_row = static_cast<const std::uint8_t*>(src.data) + src.pitch * static_cast<std::size_t>(y);
             for (int x = 0; x < w; ++x) {
                 const std::int32_t* sum = acc.data() + static_cast<std::size_t>(x) * 3;
+                const std::uint8_t alpha = in_row[static_cast<std::size_t>(x) * 4 + 3];
                 if (dst.format == PixelFormat::RGBA8) {
                     std::uint8_t* o = out_row + static_cast<std::size_t>(x) * 4;
                     // quantize_unorm8(mean) in exact arithmetic: floor(sum / n + 1/2) = floor((2 sum + n) / 2n).
                     for (int c = 0; c < 3; ++c) o[c] = static_cast<std::uint8_t>((2 * std::int64_t(sum[c]) + n) / (2 * n));
-                    o[3] = in_row[static_cast<std::size_t>(x) * 4 + 3];
+                    o[3] = alpha;
                 } else {
                     const double scale = 1.0 / (255.0 * double(n));
                     store(dst, x, y,
-                          {float(sum[0] * scale), float(sum[1] * scale), float(sum[2] * scale),
-                           float(in_row[static_cast<std::size_t>(x) * 4 + 3]) * kInv255});
+                          {float(sum[0] * scale), float(sum[1] * scale), float(sum[2] * scale), float(alpha) * kInv255});
                 }
             }
         }
