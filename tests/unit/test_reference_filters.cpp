@@ -344,6 +344,25 @@ TEST(ReferenceBox, MatchesTheStraightforwardDefinitionAtAwkwardSizes) {
             }
 }
 
+TEST(ReferenceBox, LargeImagesSplitAcrossThreadsMatchTheDefinition) {
+    // Big enough that the reference splits rows between threads: each band starts its own window.
+    FilterParams gauss = kind(FilterKind::Gaussian);
+    gauss.sigma = 1.7f;
+    for (Border b : kBorders) {
+        const Image src8 = random_image(300, 257, PixelFormat::RGBA8, 31);
+        const Image src32 = random_image(300, 257, PixelFormat::RGBA32F, 32);
+        const Image expect8 = brute_force(box(5), b, src8);
+        Image q(300, 257, PixelFormat::RGBA8);
+        for (std::size_t i = 0; i < q.bytes.size(); ++i)
+            q.bytes[i] = quantize_unorm8(reinterpret_cast<const float*>(expect8.bytes.data())[i]);
+        EXPECT_EQ(filtered(box(5), b, src8).bytes, q.bytes) << to_string(b);
+        EXPECT_EQ(compare_images(filtered(box(5), b, src32).view(), brute_force(box(5), b, src32).view(), 1e-5).pixels_over, 0)
+            << to_string(b);
+        EXPECT_EQ(compare_images(filtered(gauss, b, src32).view(), brute_force(gauss, b, src32).view(), 1e-5).pixels_over, 0)
+            << to_string(b);
+    }
+}
+
 TEST(ReferenceGaussian, MatchesTheFull2DSum) {
     for (float sigma : {0.5f, 1.3f, 4.0f, 10.0f})
         for (Border b : kBorders) {
