@@ -44,6 +44,9 @@ std::filesystem::path find_asset_dir(const std::string& override_dir) {
 }
 
 CommandLine::CommandLine(CLI::App& cli) {
+    // The viewer opens on a filter whose effect is visible from the back of the room.
+    filter_.filter = "gaussian";
+    filter_.sigma = 3.0f;
     const auto filters = names_of(filter_infos(), [](const FilterInfo& f) { return std::string(f.name); });
     const auto generators = names_of(generator_infos(), [](const GeneratorInfo& g) { return std::string(g.name); });
     const auto variants = names_of(vk::compute_variants(), [](vk::ComputeVariant v) { return std::string(vk::to_string(v)); });

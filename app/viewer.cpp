@@ -210,11 +210,14 @@ void Viewer::on_file_drop(const std::vector<std::string>& paths) {
 void Viewer::on_resize(VkExtent2D extent) { layout_viewport(extent); }
 
 void Viewer::layout_viewport(VkExtent2D extent) {
+    // Controls on the left, measurements on the right, the image in the middle (largest part).
     const float scale = app_ ? app_->options().ui_scale : 1.0f;
     const float w = static_cast<float>(extent.width);
-    sidebar_width_ = std::floor(std::min(470.0f * scale, w * 0.45f));
-    const auto x = static_cast<std::int32_t>(sidebar_width_);
-    view_.rect = {{x, 0}, {extent.width > static_cast<std::uint32_t>(x) ? extent.width - static_cast<std::uint32_t>(x) : 0u, extent.height}};
+    sidebar_width_ = std::floor(std::min(430.0f * scale, w * 0.32f));
+    right_width_ = std::floor(std::min(400.0f * scale, w * 0.28f));
+    const auto x = static_cast<std::uint32_t>(sidebar_width_);
+    const auto used = x + static_cast<std::uint32_t>(right_width_);
+    view_.rect = {{static_cast<std::int32_t>(x), 0}, {extent.width > used ? extent.width - used : 0u, extent.height}};
 }
 
 void Viewer::fit_view() {
@@ -241,6 +244,12 @@ void Viewer::on_ui() {
         if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
         if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) ui::filter_panel(filter_state_, actions);
         if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ui::view_panel(view_);
+    }
+    ImGui::End();
+
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - right_width_, 0));
+    ImGui::SetNextWindowSize(ImVec2(right_width_, io.DisplaySize.y));
+    if (ImGui::Begin("Performance###performance", nullptr, sidebar_flags)) {
         if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) {
             ui::StatsInput in;
             in.frame_ms = app_->frame_ms();
@@ -250,6 +259,7 @@ void Viewer::on_ui() {
             in.present_mode = app_->present_mode();
             in.validation = app_->context().validation_enabled();
             in.validation_messages = app_->context().validation_messages();
+            in.filter_runs = filter_state_.runs;
             ui::stats_panel(in);
         }
         if (ImGui::CollapsingHeader("Mechanism", ImGuiTreeNodeFlags_DefaultOpen)) ui::mechanism_panel(filter_state_, actions);

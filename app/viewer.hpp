@@ -78,6 +78,7 @@ private:
     bool filter_dirty_ = true;
     bool dragging_divider_ = false;
     float sidebar_width_ = 0.0f;
+    float right_width_ = 0.0f;
 };
 
 } // namespace tl

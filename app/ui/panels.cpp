@@ -140,7 +140,10 @@ void filter_panel(FilterState& s, PanelActions& actions) {
     FilterParams& p = s.params;
     label("Filter");
     const auto infos = filter_infos();
-    if (ImGui::BeginCombo("##filter", std::string(to_string(p.kind)).c_str())) {
+    std::string current_label;
+    for (const auto& f : infos)
+        if (f.kind == p.kind) current_label = std::string(f.label);
+    if (ImGui::BeginCombo("##filter", current_label.c_str())) {
         for (const auto& f : infos) {
             if (ImGui::Selectable(std::string(f.label).c_str(), f.kind == p.kind)) {
                 p.kind = f.kind;
@@ -292,20 +295,24 @@ void view_panel(ViewState& s) {
 
 void stats_panel(const StatsInput& in) {
     ImGui::PushFont(mono_font());
-    ImGui::Text("Frame      %7.2f ms  %5.0f fps", in.frame_ms, in.frame_ms > 0.0 ? 1000.0 / in.frame_ms : 0.0);
+    ImGui::Text("Frame (CPU)          %7.2f ms", in.frame_ms);
+    ImGui::Text("                     %7.1f fps", in.frame_ms > 0.0 ? 1000.0 / in.frame_ms : 0.0);
     if (!in.gpu_timers_supported) {
         ImGui::PopFont();
         ImGui::TextDisabled("GPU timestamps are not supported on this queue");
         ImGui::PushFont(mono_font());
     } else if (in.gpu) {
         for (const auto& t : *in.gpu) {
-            std::string name = t.name.substr(0, 18);
-            name.resize(18, ' ');
+            std::string name = t.name.substr(0, 20);
+            name.resize(20, ' ');
             ImGui::Text("%s %7.3f ms", name.c_str(), t.ms);
         }
     }
     ImGui::PopFont();
-    ImGui::TextDisabled("%s", in.device.c_str());
+    wrapped_colored(Colors::muted, "GPU times come from timestamp queries read 1-2 frames later without waiting. "
+                                   "The filter has run " + std::to_string(in.filter_runs) + " time(s).");
+    ImGui::Spacing();
+    ImGui::TextWrapped("%s", in.device.c_str());
     ImGui::TextDisabled("present: %s", in.present_mode.c_str());
     if (in.validation) {
         if (in.validation_messages == 0) wrapped_colored(Colors::ok, "validation on: 0 messages");

@@ -21,6 +21,7 @@ struct StatsInput {
     std::string present_mode;
     std::uint32_t validation_messages = 0;
     bool validation = false;
+    int filter_runs = 0;
 };
 
 void image_panel(ImageState& s, PanelActions& actions);
