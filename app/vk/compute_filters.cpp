@@ -14,8 +14,10 @@
 #include "stencil_tiled_rgba8.comp.spv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
+#include <thread>
 
 namespace tl::vk {
 
@@ -164,24 +166,14 @@ ComputeFilters::ComputeFilters(const Context& ctx) : ctx_(ctx) {
             modules_.push_back(m);
             return m;
         };
-        // kind = -1: the shader has no KIND specialization constant.
-        auto pipeline = [&](VkShaderModule m, int kind) {
-            const std::int32_t value = kind;
-            const VkSpecializationMapEntry entry{0, 0, sizeof(std::int32_t)};
-            VkSpecializationInfo spec{1, &entry, sizeof value, &value};
-            VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-            ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-            ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-            ci.stage.module = m;
-            ci.stage.pName = "main";
-            ci.stage.pSpecializationInfo = kind >= 0 ? &spec : nullptr;
-            ci.layout = pipeline_layout_;
-            VkPipeline p = VK_NULL_HANDLE;
-            VK_CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p));
-            all_pipelines_.push_back(p);
-            return p;
+        // Every (shader, filter kind) pipeline is compiled up front so no frame ever waits on a
+        // compile; on a CPU device (lavapipe) that is seconds, so the compiles run on all cores.
+        struct Job {
+            VkShaderModule module;
+            int kind;  // -1: the shader has no KIND specialization constant
+            VkPipeline* slot;
         };
-
+        std::vector<Job> jobs;
         const VkShaderModule plain[2] = {module(stencil_plain_rgba8_comp_spv), module(stencil_plain_rgba32f_comp_spv)};
         const VkShaderModule tiled[2] = {module(stencil_tiled_rgba8_comp_spv), module(stencil_tiled_rgba32f_comp_spv)};
         const VkShaderModule rows[2] = {module(stencil_rows_rgba8_comp_spv), module(stencil_rows_rgba32f_comp_spv)};
@@ -189,16 +181,42 @@ ComputeFilters::ComputeFilters(const Context& ctx) : ctx_(ctx) {
         const VkShaderModule ops[2] = {module(pixel_ops_rgba8_comp_spv), module(pixel_ops_rgba32f_comp_spv)};
         for (std::size_t f = 0; f < 2; ++f) {
             for (int k = 0; k < 7; ++k) {
-                plain_[f][static_cast<std::size_t>(k)] = pipeline(plain[f], k);
+                jobs.push_back({plain[f], k, &plain_[f][static_cast<std::size_t>(k)]});
                 if (!is_separable(static_cast<FilterKind>(k)))
-                    tiled_[f][static_cast<std::size_t>(k)] = pipeline(tiled[f], k);
+                    jobs.push_back({tiled[f], k, &tiled_[f][static_cast<std::size_t>(k)]});
             }
             for (int k = 0; k < 2; ++k) {
-                rows_[f][static_cast<std::size_t>(k)] = pipeline(rows[f], k);
-                cols_[f][static_cast<std::size_t>(k)] = pipeline(cols[f], k);
+                jobs.push_back({rows[f], k, &rows_[f][static_cast<std::size_t>(k)]});
+                jobs.push_back({cols[f], k, &cols_[f][static_cast<std::size_t>(k)]});
             }
-            pixel_ops_[f] = pipeline(ops[f], -1);
+            jobs.push_back({ops[f], -1, &pixel_ops_[f]});
         }
+        std::atomic<std::size_t> next{0};
+        std::vector<VkResult> results(jobs.size(), VK_SUCCESS);
+        auto worker = [&] {
+            for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+                const std::int32_t value = jobs[i].kind;
+                const VkSpecializationMapEntry entry{0, 0, sizeof(std::int32_t)};
+                const VkSpecializationInfo spec{1, &entry, sizeof value, &value};
+                VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+                ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+                ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+                ci.stage.module = jobs[i].module;
+                ci.stage.pName = "main";
+                ci.stage.pSpecializationInfo = jobs[i].kind >= 0 ? &spec : nullptr;
+                ci.layout = pipeline_layout_;
+                results[i] = vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, jobs[i].slot);
+            }
+        };
+        {
+            const unsigned n = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+            std::vector<std::jthread> threads;
+            for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+            worker();
+        }
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            if (*jobs[i].slot) all_pipelines_.push_back(*jobs[i].slot);
+        for (const VkResult r : results) VK_CHECK(r);
 
         const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
         weights_ = Buffer(ctx_, kWeightsBytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
