@@ -149,6 +149,39 @@ TEST_F(ImageIo, DecodesBmpAndTgaToRgba8WithOpaqueAlpha) {
     EXPECT_EQ(t.image->bytes, (std::vector<std::uint8_t>{10, 20, 30, 40, 1, 2, 3, 200}));
 }
 
+TEST(ImageLoad, DecodesJpeg) {
+    const fs::path p = fs::path(TILELAB_TEST_DATA_DIR) / "red_blue_16x8.jpg";
+    const LoadResult r = load_image(p);
+    ASSERT_TRUE(r.image.has_value()) << r.error;
+    ASSERT_EQ(r.image->width, 16);
+    ASSERT_EQ(r.image->height, 8);
+    // Lossy, so away from the colour edge (and its 8x8 block) within a few levels.
+    const auto* red = r.image->rgba8(2, 4);
+    const auto* blue = r.image->rgba8(13, 4);
+    EXPECT_NEAR(red[0], 255, 8);
+    EXPECT_NEAR(red[1], 0, 8);
+    EXPECT_NEAR(red[2], 0, 8);
+    EXPECT_NEAR(blue[0], 0, 8);
+    EXPECT_NEAR(blue[2], 255, 8);
+    EXPECT_EQ(red[3], 255);
+}
+
+TEST(ImageLoad, ShippedAssetsDecode) {
+    // The default images in assets/ are RGB PNGs: they load as RGBA8 with opaque alpha.
+    const fs::path assets = fs::path(TILELAB_TEST_DATA_DIR).parent_path().parent_path().parent_path() / "assets";
+    int found = 0;
+    for (const auto& entry : fs::directory_iterator(assets)) {
+        if (entry.path().extension() != ".png") continue;
+        ++found;
+        const LoadResult r = load_image(entry.path());
+        ASSERT_TRUE(r.image.has_value()) << r.error;
+        EXPECT_GT(r.image->width, 0);
+        EXPECT_EQ(r.image->bytes.size(), static_cast<std::size_t>(r.image->width) * r.image->height * 4);
+        EXPECT_EQ(r.image->rgba8(r.image->width / 2, r.image->height / 2)[3], 255) << entry.path();
+    }
+    EXPECT_GT(found, 0) << "no PNG found in " << assets;
+}
+
 TEST(ImageConvert, Rgba8ToFloatIsExactAndBack) {
     Image img(256, 1, PixelFormat::RGBA8);
     for (int i = 0; i < 256 * 4; ++i) img.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i / 4);

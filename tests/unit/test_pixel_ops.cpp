@@ -73,6 +73,8 @@ TEST(PixelOps, BrightnessContrast) {
     // 250: 311 -> 255 (clamped); 10: 2.25 -> 2.
     EXPECT_EQ(run8({op(PixelOpKind::BrightnessContrast, 0.2f, 1.5f)}, {100, 250, 10, 9}),
               (std::array<int, 4>{137, 255, 2, 9}));
+    // Contrast 0 gives exactly 0.5 = 127.5 / 255 on RGBA8: the half rounds up to 128.
+    EXPECT_EQ(run8({op(PixelOpKind::BrightnessContrast, 0.0f, 0.0f)}, {3, 77, 250, 5}), (std::array<int, 4>{128, 128, 128, 5}));
     // Contrast 0 flattens everything to 0.5 + brightness.
     expect_rgb_near(run32({op(PixelOpKind::BrightnessContrast, -0.25f, 0.0f)}, {0.9f, 0.1f, 0.3f, 1.0f}), 0.25f, 0.25f,
                     0.25f);
