@@ -286,8 +286,8 @@ std::string ComputeFilters::check_image(int width, int height, VkDeviceSize pitc
     return {};
 }
 
-std::string ComputeFilters::refusal(const FilterParams& p, ComputeVariant v, int width, int height, VkDeviceSize pitch,
-                                    PixelFormat f) const {
+std::string ComputeFilters::can_record(const FilterParams& p, ComputeVariant v, int width, int height, VkDeviceSize pitch,
+                                       PixelFormat f) const {
     if (std::string why = can_run(p, f); !why.empty()) return why;
     if (std::string why = check_image(width, height, pitch, f); !why.empty()) return why;
     const VkDeviceSize tmp_bytes = static_cast<VkDeviceSize>(width) * static_cast<VkDeviceSize>(height) * 16;
@@ -331,7 +331,7 @@ void ComputeFilters::push_buffers(VkCommandBuffer cmd, VkPipeline pipeline,
 
 void ComputeFilters::record(VkCommandBuffer cmd, const FilterParams& p, Border b, ComputeVariant v, VkBuffer src,
                             VkBuffer dst, int width, int height, VkDeviceSize pitch, PixelFormat f) {
-    if (std::string why = refusal(p, v, width, height, pitch, f); !why.empty()) throw Error(why);
+    if (std::string why = can_record(p, v, width, height, pitch, f); !why.empty()) throw Error(why);
     if (src == VK_NULL_HANDLE || dst == VK_NULL_HANDLE) throw Error("compute filter: null source or destination buffer");
     if (src == dst) throw Error("compute filter: the source and destination must be different buffers");
     const bool separable = v == ComputeVariant::Tiled && is_separable(p.kind);
@@ -460,7 +460,7 @@ Image ComputeFilters::run_common(const Image& src,
 
 Image ComputeFilters::run(const FilterParams& p, Border b, ComputeVariant v, const Image& src) {
     if (src.empty()) throw Error("compute filter: the source image is empty");
-    if (std::string why = refusal(p, v, src.width, src.height, padded_pitch(src), src.format); !why.empty())
+    if (std::string why = can_record(p, v, src.width, src.height, padded_pitch(src), src.format); !why.empty())
         throw Error(why);
     return run_common(src, [&](VkCommandBuffer cmd, VkBuffer in, VkBuffer out, VkDeviceSize pitch) {
         record(cmd, p, b, v, in, out, src.width, src.height, pitch, src.format);

@@ -52,10 +52,15 @@ public:
     // multiple of 16 bytes and hold a row; sizes must fit the device's storage-buffer range).
     std::string check_image(int width, int height, VkDeviceSize pitch, PixelFormat f) const;
 
+    // Everything record() checks, without recording: can_run + check_image + the separable tiled
+    // passes' intermediate (width x height x 16 bytes) fitting the device's storage-buffer range.
+    std::string can_record(const FilterParams& p, ComputeVariant v, int width, int height, VkDeviceSize pitch,
+                           PixelFormat f) const;
+
     // Records the filter dispatch src -> dst (no barriers around it: the caller orders access to
     // src and dst). Internally it may update its weight buffer (vkCmdUpdateBuffer) and use its
     // intermediate, with the barriers those need, so it may be recorded many times per command
-    // buffer. src and dst must not overlap. Throws Error with the reason if can_run/check_image refuse.
+    // buffer. src and dst must not overlap. Throws Error with the reason if can_record refuses.
     void record(VkCommandBuffer cmd, const FilterParams& p, Border b, ComputeVariant v, VkBuffer src, VkBuffer dst,
                 int width, int height, VkDeviceSize pitch, PixelFormat f);
     // Records the per-pixel op chain src -> dst (src may equal dst). Throws Error if refused.
@@ -72,8 +77,6 @@ public:
 
 private:
     void destroy() noexcept;
-    std::string refusal(const FilterParams& p, ComputeVariant v, int width, int height, VkDeviceSize pitch,
-                        PixelFormat f) const;
     void ensure_intermediate(VkDeviceSize bytes);
     void update_buffer_ordered(VkCommandBuffer cmd, const Buffer& buffer, const void* data, VkDeviceSize bytes);
     void push_buffers(VkCommandBuffer cmd, VkPipeline pipeline, const std::array<VkDescriptorBufferInfo, 4>& infos);

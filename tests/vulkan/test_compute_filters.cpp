@@ -399,6 +399,22 @@ TEST_F(ComputeFiltersTest, RefusalsAreReadable) {
     EXPECT_NE(filters_->check_image(0, 10, 64, PixelFormat::RGBA8).find("empty"), std::string::npos);
     EXPECT_EQ(filters_->check_image(10, 10, 48, PixelFormat::RGBA8), "");
 
+    // The separable tiled Box/Gaussian need a width x height x 16-byte intermediate: refused (with
+    // the way out) where that exceeds the device's storage-buffer range; the plain variant is not.
+    const VkDeviceSize range = ctx_->properties().limits.maxStorageBufferRange;
+    const int tall = static_cast<int>(std::min<VkDeviceSize>(range / (4096 * 16) + 1, 65535));
+    const bool too_big = VkDeviceSize{4096} * static_cast<VkDeviceSize>(tall) * 16 > range &&
+                         VkDeviceSize{4096} * 4 * static_cast<VkDeviceSize>(tall) <= range;
+    if (too_big) {
+        EXPECT_NE(filters_->can_record(box(3), ComputeVariant::Tiled, 4096, tall, 4096 * 4, PixelFormat::RGBA8)
+                      .find("vulkan-plain"),
+                  std::string::npos);
+        EXPECT_EQ(filters_->can_record(box(3), ComputeVariant::Plain, 4096, tall, 4096 * 4, PixelFormat::RGBA8), "");
+        EXPECT_EQ(filters_->can_record(user(3), ComputeVariant::Tiled, 4096, tall, 4096 * 4, PixelFormat::RGBA8), "");
+    }
+    EXPECT_NE(filters_->can_record(box(40), ComputeVariant::Plain, 8, 8, 32, PixelFormat::RGBA8), "");
+    EXPECT_NE(filters_->can_record(box(4), ComputeVariant::Plain, 8, 8, 20, PixelFormat::RGBA8), "");
+
     const std::vector<tl::PixelOp> too_long(ComputeFilters::kMaxPixelOps + 1, tl::default_pixel_op(tl::PixelOpKind::Invert));
     EXPECT_NE(filters_->can_run_pixel_ops(too_long, PixelFormat::RGBA8).find("at most"), std::string::npos);
     tl::PixelOp bad = tl::default_pixel_op(tl::PixelOpKind::Gamma);
