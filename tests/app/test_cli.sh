@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Command-line behaviour: --help documents every flag (exit 0); unknown flags and invalid values
+# exit 2 with the valid choices or range; a corrupt --image is reported and the app carries on
+# with the default image (documented in --help), exit 0.
+# Usage: test_cli.sh <tilelab binary> <scratch dir>
+set -uo pipefail
+bin=$1
+out=$2
+mkdir -p "$out"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# run <expected exit code> args...: captures stdout+stderr in $text
+run() {
+    local want=$1
+    shift
+    text=$("$bin" "$@" 2>&1)
+    local rc=$?
+    [ "$rc" -eq "$want" ] || { echo "$text" >&2; fail "tilelab $* exited $rc, expected $want"; }
+}
+
+run 0 --help
+for flag in --headless --frames --screenshot --size --vsync --ui-scale --validate --image --generate --gen-size \
+            --seed --assets --filter --radius --sigma --amount --kernel --scale --bias --border --variant --view \
+            --gain --split apply check bench; do
+    echo "$text" | grep -q -- "$flag" || fail "--help does not mention $flag"
+done
+
+run 2 --no-such-flag
+echo "$text" | grep -q -- "--no-such-flag" || fail "unknown flag not named"
+echo "$text" | grep -q -- "--filter" || fail "unknown flag: the valid flags are not listed"
+
+run 2 --filter nosuch
+for name in box gaussian sobel laplacian sharpen emboss; do
+    echo "$text" | grep -q "$name" || fail "--filter nosuch does not list '$name'"
+done
+
+run 2 --filter box --radius 99
+echo "$text" | grep -q "1..32" || fail "--radius 99 does not state the valid range"
+
+run 2 --filter gaussian --sigma 50
+echo "$text" | grep -q "0.5..10" || fail "--sigma 50 does not state the valid range"
+
+run 2 --view sideways
+echo "$text" | grep -q "split" || fail "--view sideways does not list the views"
+
+run 2 --vsync maybe
+run 2 --ui-scale 9
+run 2 --headless
+echo "$text" | grep -q -- "--frames" || fail "--headless without --frames does not say what is missing"
+
+# A corrupt image: clear message naming the file, then the default image, exit 0, a real frame.
+printf 'this is not a PNG file' > "$out/corrupt.png"
+rm -f "$out/corrupt_shot.png"
+run 0 --headless --frames 2 --image "$out/corrupt.png" --screenshot "$out/corrupt_shot.png"
+echo "$text" | grep -q "corrupt.png" || fail "the corrupt image's name is not in the message"
+echo "$text" | grep -q "default image" || fail "the message does not say the default image is shown"
+[ -s "$out/corrupt_shot.png" ] || fail "no frame rendered after the corrupt image"
+
+# A missing file behaves the same way.
+run 0 --headless --frames 1 --image "$out/does_not_exist.png" --size 640x360
+echo "$text" | grep -q "does_not_exist.png" || fail "the missing file is not named"
+echo "PASS"
