@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include "image/image_gen.hpp"
+#include "pixel_ops.hpp"
 #include "vk/compute_filters.hpp"
 
 #include <unistd.h>
@@ -26,6 +27,47 @@ std::filesystem::path executable_dir() {
 }
 
 } // namespace
+
+std::optional<PixelOp> parse_op_flag(const std::string& text, std::string& error) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto colon = text.find(':', start);
+        parts.push_back(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    const auto kind = parse_pixel_op_kind(parts[0]);
+    std::string valid;
+    for (const auto& info : pixel_op_infos())
+        if (info.kind != PixelOpKind::ColorMatrix && info.kind != PixelOpKind::Lut)
+            valid += std::string(valid.empty() ? "" : ", ") + std::string(info.name);
+    if (!kind || *kind == PixelOpKind::ColorMatrix || *kind == PixelOpKind::Lut) {
+        error = "--op '" + parts[0] + "' is not an op available here (choose one of: " + valid + ")";
+        return std::nullopt;
+    }
+    PixelOp op = default_pixel_op(*kind);
+    float* fields[] = {&op.a, &op.b, &op.c};
+    if (parts.size() > 4) {
+        error = "--op '" + text + "' has more than three numbers";
+        return std::nullopt;
+    }
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        try {
+            std::size_t used = 0;
+            *fields[i - 1] = std::stof(parts[i], &used);
+            if (used != parts[i].size()) throw std::invalid_argument(parts[i]);
+        } catch (const std::exception&) {
+            error = "--op '" + text + "': '" + parts[i] + "' is not a number";
+            return std::nullopt;
+        }
+    }
+    if (auto why = validate(op); !why.empty()) {
+        error = "--op '" + text + "': " + why;
+        return std::nullopt;
+    }
+    return op;
+}
 
 std::filesystem::path find_asset_dir(const std::string& override_dir) {
     std::error_code ec;
@@ -89,6 +131,10 @@ CommandLine::CommandLine(CLI::App& cli) {
     cli.add_option("--border", border_, "Border handling")->capture_default_str()
         ->check(CLI::IsMember({"clamp", "zero", "mirror"}))
         ->group("Filter");
+    cli.add_option("--op", ops_,
+                   "Per-pixel op applied after the filter, repeatable, in order: name[:a[:b[:c]]], e.g. "
+                   "--op gamma:2.2 --op brightness-contrast:0.1:1.5 --op levels:0.1:0.9:1.2 --op invert")
+        ->group("Filter");
     cli.add_option("--variant", variant_, "Vulkan compute variant that runs the filter (default: vulkan-tiled)")
         ->check(CLI::IsMember(variants))
         ->group("Filter");
@@ -150,6 +196,11 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
     }
     v.params = *params;
     v.border = *parse_border(border_);
+    for (const auto& text : ops_) {
+        auto op = parse_op_flag(text, error);
+        if (!op) return std::nullopt;
+        v.ops.push_back(std::move(*op));
+    }
     if (!variant_.empty()) v.variant = *vk::parse_compute_variant(variant_);
     const std::pair<const char*, vk::ViewMode> views[] = {
         {"original", vk::ViewMode::Original}, {"filtered", vk::ViewMode::Filtered}, {"split", vk::ViewMode::Split}, {"diff", vk::ViewMode::Diff}};

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tl {
 
@@ -39,6 +40,7 @@ private:
     std::uint32_t seed_ = 1;
     cmd::FilterFlags filter_;
     std::string border_ = "clamp";
+    std::vector<std::string> ops_;
     std::string variant_;
     std::string view_ = "split";
     float gain_ = 4.0f;
@@ -49,6 +51,10 @@ private:
     std::string assets_;
     CLI::Option* radius_opt_ = nullptr;
 };
+
+// Parses one --op value "name[:a[:b[:c]]]" (e.g. "gamma:2.2", "levels:0.1:0.9:1.2") into a validated
+// op; nullopt with `error` set (naming the valid ops or the range) otherwise.
+std::optional<PixelOp> parse_op_flag(const std::string& text, std::string& error);
 
 // Where assets/ is: --assets, else the build-time TILELAB_ASSET_DIR, else next to the executable.
 std::filesystem::path find_asset_dir(const std::string& override_dir);

@@ -64,6 +64,8 @@ Viewer::Viewer(ViewerSetup setup) : setup_(std::move(setup)) {
     filter_state_.params = setup_.params;
     filter_state_.border = setup_.border;
     filter_state_.variant = setup_.variant;
+    filter_state_.ops = setup_.ops;
+    filter_state_.ops_enabled = !setup_.ops.empty();
     view_.mode = setup_.view;
     view_.gain = setup_.gain;
     view_.split = setup_.split;

@@ -25,6 +25,7 @@ struct ViewerSetup {
     std::uint32_t seed = 1;
     FilterParams params;
     Border border = Border::Clamp;
+    std::vector<PixelOp> ops;                   // --op chain (enabled when not empty)
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
     vk::ViewMode view = vk::ViewMode::Split;
     float gain = 4.0f;

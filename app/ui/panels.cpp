@@ -154,7 +154,7 @@ void filter_panel(FilterState& s, PanelActions& actions) {
         ImGui::EndCombo();
     }
     for (const auto& f : infos)
-        if (f.kind == p.kind) ImGui::TextDisabled("%s", std::string(f.description).c_str());
+        if (f.kind == p.kind) wrapped_colored(Colors::muted, std::string(f.description));
 
     switch (p.kind) {
     case FilterKind::Box:
@@ -213,7 +213,10 @@ void filter_panel(FilterState& s, PanelActions& actions) {
         for (std::size_t i = 0; i < s.ops.size(); ++i) {
             ImGui::PushID(static_cast<int>(i));
             ImGui::Separator();
-            ImGui::Text("%zu. %s", i + 1, std::string(to_string(s.ops[i].kind)).c_str());
+            std::string op_label(to_string(s.ops[i].kind));
+            for (const auto& info : pixel_op_infos())
+                if (info.kind == s.ops[i].kind) op_label = std::string(info.label);
+            ImGui::Text("%zu. %s", i + 1, op_label.c_str());
             ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 1.2f);
             if (ImGui::SmallButton("x")) remove = static_cast<int>(i);
             changed |= pixel_op_editor(s.ops[i]);
@@ -325,9 +328,9 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
     if (!status) wrapped_colored(Colors::muted, status.reason);
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
     if (ImGui::BeginTable("mechanisms", 3, flags)) {
-        ImGui::TableSetupColumn("Mechanism", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-        ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+        ImGui::TableSetupColumn("Mechanism", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+        ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthStretch, 0.45f);
         ImGui::TableHeadersRow();
         for (const auto& m : cuda::mechanism_infos()) {
             const cuda::Result can = status ? cuda::can_run(m.mechanism, s.params, PixelFormat::RGBA8, cuda::Policy{}) : status;
