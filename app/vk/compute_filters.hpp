@@ -60,10 +60,12 @@ public:
     // Records the filter dispatch src -> dst (no barriers around it: the caller orders access to
     // src and dst). Internally it may update its weight buffer (vkCmdUpdateBuffer) and use its
     // intermediate, with the barriers those need, so it may be recorded many times per command
-    // buffer. src and dst must not overlap. Throws Error with the reason if can_record refuses.
+    // buffer. Record it outside a render pass (vkCmdUpdateBuffer), on the context's queue family.
+    // src and dst must not overlap. Throws Error with the reason if can_record refuses.
     void record(VkCommandBuffer cmd, const FilterParams& p, Border b, ComputeVariant v, VkBuffer src, VkBuffer dst,
                 int width, int height, VkDeviceSize pitch, PixelFormat f);
-    // Records the per-pixel op chain src -> dst (src may equal dst). Throws Error if refused.
+    // Records the per-pixel op chain src -> dst (src may equal dst); like record(), outside a render
+    // pass and many times per command buffer if wanted. Throws Error if refused.
     void record_pixel_ops(VkCommandBuffer cmd, std::span<const PixelOp> ops, VkBuffer src, VkBuffer dst, int width,
                           int height, VkDeviceSize pitch, PixelFormat f);
 
