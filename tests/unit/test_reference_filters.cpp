@@ -397,6 +397,29 @@ TEST(ReferenceFilters, AlphaIsCopiedFromTheCentre) {
     }
 }
 
+TEST(ReferenceFilters, TinyImagesWithEveryFilterAndBorder) {
+    // 1x1, 1xN and Nx1 images with windows far larger than the image: finite results, no stray reads
+    // (the sanitizer build would flag them), and a constant image stays constant under the blurs.
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 4}, std::pair{5, 1}, std::pair{2, 2}})
+        for (const auto& info : filter_infos())
+            for (Border b : kBorders) {
+                FilterParams p = kind(info.kind);
+                p.radius = 32;
+                p.sigma = 10.0f;
+                p.user_size = 5;
+                p.user.fill(1.0f / 25.0f);
+                const Image src = rgba32f_from_red(w, h, std::vector<float>(static_cast<std::size_t>(w * h), 0.5f));
+                const Image out = filtered(p, b, src);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) {
+                        const float* px = out.rgba32f(x, y);
+                        for (int c = 0; c < 4; ++c) EXPECT_TRUE(std::isfinite(px[c])) << info.name;
+                        const bool blur = info.kind == FilterKind::Box || info.kind == FilterKind::Gaussian;
+                        if (blur && b != Border::Zero) EXPECT_NEAR(px[0], 0.5f, 1e-5) << info.name;
+                    }
+            }
+}
+
 TEST(ReferenceFilters, Rgba8AndRgba32fAgreeWithinOneLsb) {
     const Image src8 = random_image(31, 17, PixelFormat::RGBA8, 3);
     Image src32(31, 17, PixelFormat::RGBA32F);
