@@ -1,6 +1,7 @@
 // TMA tile planner: box geometry, shared-memory ring layout and every TMA rule checked on the host.
 #include "tile_planner.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace tl::cuda {
@@ -18,9 +19,15 @@ TmaElementLayout tma_element_layout(PixelFormat f) {
     return {4, 1};
 }
 
+int tma_halo_left(PixelFormat f, int radius) {
+    const TmaElementLayout l = tma_element_layout(f);
+    const int px_per_16 = std::max(1, int(kTmaBoxStartAlignBytes) / (l.element_bytes * l.elements_per_pixel));
+    return (radius + px_per_16 - 1) / px_per_16 * px_per_16;
+}
+
 int max_tma_tile_w(PixelFormat f, int radius) {
     const int max_box_px = static_cast<int>(kTmaMaxBoxDim) / tma_element_layout(f).elements_per_pixel;
-    const int w = (max_box_px - 2 * radius) / 4 * 4;  // the box is padded to 4 pixels anyway
+    const int w = (max_box_px - tma_halo_left(f, radius) - radius) / 4 * 4;  // the box is padded to 4 pixels anyway
     return w > 0 ? w : 0;
 }
 
@@ -75,7 +82,17 @@ TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
     // Pad the box row to a whole 16 bytes: TMA refuses other inner box sizes; the extra columns
     // are loaded (or zero-filled) and never read.
     const int px_per_16 = 16 / px_bytes > 0 ? 16 / px_bytes : 1;
-    p.box_w_px = static_cast<int>(round_up(std::uint64_t(r.tile_w + 2 * r.radius), std::uint64_t(px_per_16)));
+    // Every box must start on a 16-byte boundary (see kTmaBoxStartAlignBytes): tiles step by a
+    // whole number of 16 bytes and the left halo is widened to 16 bytes.
+    if ((std::uint64_t(r.tile_w) * std::uint64_t(px_bytes)) % kTmaBoxStartAlignBytes != 0)
+        return fail("tile width " + std::to_string(r.tile_w) + " pixels is not a multiple of 16 bytes (" +
+                    std::to_string(px_per_16) + " pixels), so some TMA boxes would start off a 16-byte boundary");
+    p.halo_left_px = tma_halo_left(r.format, r.radius);
+    if (r.box_row_align_bytes < 16 || r.box_row_align_bytes % 16 != 0)
+        return fail("box row alignment " + std::to_string(r.box_row_align_bytes) + " bytes is not a multiple of 16");
+    const int row_align_px = std::max(px_per_16, r.box_row_align_bytes / px_bytes);
+    p.box_w_px = static_cast<int>(
+        round_up(std::uint64_t(p.halo_left_px + r.tile_w + r.radius), std::uint64_t(row_align_px)));
     p.box_h = r.tile_h + 2 * r.radius;
     p.box_stride_px = p.box_w_px;
 
@@ -88,8 +105,8 @@ TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
     p.box.element_bytes = eb;
     p.box.shared_offset = 0;
     if (p.box.box_dim[0] > kTmaMaxBoxDim)
-        return fail("tile width " + std::to_string(r.tile_w) + " + 2 x radius " + std::to_string(r.radius) + " = " +
-                    std::to_string(p.box_w_px) + " pixels exceeds the TMA box limit of " +
+        return fail("tile width " + std::to_string(r.tile_w) + " + halo " + std::to_string(p.halo_left_px) + " + " +
+                    std::to_string(r.radius) + " = " + std::to_string(p.box_w_px) + " pixels exceeds the TMA box limit of " +
                     std::to_string(kTmaMaxBoxDim / std::uint32_t(epp)) + " pixels for " + std::string(to_string(r.format)));
     if (p.box.box_dim[1] > kTmaMaxBoxDim)
         return fail("tile height " + std::to_string(r.tile_h) + " + 2 x radius " + std::to_string(r.radius) + " = " +

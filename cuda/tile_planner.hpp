@@ -32,14 +32,19 @@ inline constexpr std::uint64_t kTmaMaxStride = std::uint64_t(1) << 40;  // globa
 inline constexpr std::uint64_t kTmaMaxGlobalDim = std::uint64_t(1) << 32;  // globalDim[i] <= 2^32
 inline constexpr std::uintptr_t kTmaGlobalAlign = 16;           // globalAddress % 16 == 0
 inline constexpr std::uint32_t kTmaSharedAlign = 128;            // shared destination, no swizzle
-// Box start coordinates: the PTX ISA states tensor coordinates are signed 32-bit integers and any
-// box element outside the tensor is filled (zeros here). Nothing requires the x start to be a
-// multiple of 16 bytes. DESIGN.md relays a report of an illegal instruction on an H200 for an
-// x start that is not 16-byte aligned; tests/gpu/test_tma_box_start.cpp loads RGBA8 boxes at
-// x = -3, -1, 1, 3, 5 on the GPU and compares every element with the expected values (see the
-// report of that test in the commit history). The planner therefore requires no x-start
-// alignment: kTmaBoxStartAlignPixels = 1, and tiles start at tile_x * tile_w - R.
-inline constexpr int kTmaBoxStartAlignPixels = 1;
+// Box start coordinates. The PTX ISA and the CUDA guide allow any signed start (negative ones
+// included; whatever lies outside the tensor is zero-filled). DESIGN.md relays a report that an x
+// start that is not a multiple of 16 bytes raised an illegal instruction on an H200. Verified on
+// an H100 (tests/gpu/test_tma_box_start.cpp, 2026-11-22): an RGBA8 box (UINT32 elements)
+// starting at x = -3 stopped the kernel with cudaErrorIllegalInstruction (715), which is sticky:
+// the whole CUDA context is lost. Triton's TMA verifier documents the same hardware rule (the
+// innermost coordinate times the element size must be a multiple of 16 bytes). So the rule holds:
+// the box x start, in bytes, must be a multiple of 16. Negative starts that are multiples of
+// 16 bytes (x = -4, -8 for RGBA8) are fine and zero-filled. The planner therefore:
+//  - pads the left halo to halo_left_px = R rounded up to 16 bytes (4 RGBA8 pixels, 1 RGBA32F
+//    pixel), so a tile's box starts at tile_x * tile_w - halo_left_px;
+//  - requires tile_w * pixel bytes to be a multiple of 16, so every tile_x * tile_w is aligned.
+inline constexpr std::uint32_t kTmaBoxStartAlignBytes = 16;
 
 // A raw description of one tensor map + box, as it will be handed to cuTensorMapEncodeTiled.
 struct TmaBoxDesc {
@@ -65,6 +70,7 @@ struct TmaPlanRequest {
     int tile_h = 0;
     int stages = 1;                     // shared-memory ring depth (1..4)
     std::size_t extra_shared = 0;       // bytes the kernel needs besides the ring (output staging, barriers)
+    int box_row_align_bytes = 16;       // box rows rounded up to this (cluster: 128, so row regions are TMA targets)
     std::size_t shared_limit = 0;       // bytes of dynamic shared memory one block may use on this device (0: not checked)
 };
 
@@ -73,7 +79,8 @@ struct TmaTilePlan {
     std::string reason;                 // empty when ok; names the rule that failed
     TmaElementLayout layout;
     TmaBoxDesc box;                     // the source tensor map (shared_offset = first stage)
-    int box_w_px = 0;                   // pixels per box row, tile_w + 2R rounded up to 16 bytes
+    int halo_left_px = 0;               // box columns left of the tile: R rounded up to 16 bytes
+    int box_w_px = 0;                   // pixels per box row, halo_left + tile_w + R rounded up to 16 bytes
     int box_h = 0;                      // rows per box, tile_h + 2R
     int box_stride_px = 0;              // pixels between rows in shared memory (= box_w_px)
     std::uint32_t stage_bytes = 0;      // bytes of one stage, a multiple of 128
@@ -86,7 +93,10 @@ struct TmaTilePlan {
 // Plans the tile ring; on failure ok == false and reason says which rule (or input) failed.
 TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r);
 
-// Largest tile width (in pixels, a multiple of 4) that keeps tile_w + 2R within one box row for
+// Left halo in pixels: the radius rounded up so the box x start stays 16-byte aligned.
+int tma_halo_left(PixelFormat f, int radius);
+
+// Largest tile width (in pixels, a multiple of 4) that keeps halo_left + tile_w + R within one box row for
 // this format, or 0 when the radius alone fills the box. Launchers use it to narrow a policy's
 // tile for large radii instead of refusing.
 int max_tma_tile_w(PixelFormat f, int radius);

@@ -2,7 +2,7 @@
 // distributed shared memory. Each CTA loads only its own tile rows (plus the left/right halo
 // columns) with TMA; the cluster's first CTA also loads the R rows above the cluster and the last
 // one the R rows below. After cluster.sync() each CTA copies the R halo rows it is missing from
-// its neighbours' shared memory (map_shared_rank -> ld.shared::cluster) instead of re-reading
+// its neighbours' shared memory (mapa + ld.shared::cluster) instead of re-reading
 // them from L2, so a cluster of C tiles reads (C * tile_h + 2R) rows instead of C * (tile_h + 2R).
 //
 // Shared layout per CTA (RGBA8 shown; rows padded to 128 bytes so each region is a TMA target):
@@ -23,6 +23,23 @@ namespace cg = cooperative_groups;
 namespace {
 constexpr int kThreads = 256;
 } // namespace
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// This CTA's shared address -> the same offset in CTA `rank` of the cluster (shared::cluster window).
+__device__ __forceinline__ std::uint32_t dsmem_map(std::uint32_t local, std::uint32_t rank) {
+    std::uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    return remote;
+}
+__device__ __forceinline__ uint4 dsmem_load16(std::uint32_t addr) {
+    uint4 v;
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+#endif
 
 struct ClusterGeom {
     TileGeom g;
@@ -61,27 +78,27 @@ __global__ void __launch_bounds__(kThreads) stencil_cluster_kernel(const __grid_
     if (tid == 0) {
         const bool top = rank == 0, bottom = rank == csize - 1;
         mbar_arrive_expect_tx(&full, cgeom.own_bytes + (top ? cgeom.halo_bytes : 0u) + (bottom ? cgeom.halo_bytes : 0u));
-        tma_load_2d(row(box, R), &own_map, (x0 - R) * epp, y0, &full);
-        if (top) tma_load_2d(row(box, 0), &halo_map, (x0 - R) * epp, y0 - R, &full);
-        if (bottom) tma_load_2d(row(box, R + g.tile_h), &halo_map, (x0 - R) * epp, y0 + g.tile_h, &full);
+        tma_load_2d(row(box, R), &own_map, (x0 - g.halo_left) * epp, y0, &full);
+        if (top) tma_load_2d(row(box, 0), &halo_map, (x0 - g.halo_left) * epp, y0 - R, &full);
+        if (bottom) tma_load_2d(row(box, R + g.tile_h), &halo_map, (x0 - g.halo_left) * epp, y0 + g.tile_h, &full);
     }
     mbar_wait(&full, 0);
     cluster.sync();  // every CTA's own rows have landed
 
-    // Copy the missing halo rows from the neighbours' shared memory, 16 bytes at a time.
+    // Copy the missing halo rows from the neighbours' shared memory, 16 bytes at a time:
+    // mapa turns this CTA's shared address into the neighbour's shared::cluster address, and
+    // ld.shared::cluster reads it over the SM-to-SM network (distributed shared memory).
     const int vec_per_row = row_elems * int(sizeof(Storage)) / 16;
     const int halo_vecs = R * vec_per_row;
     if (rank > 0) {  // top halo = the last R own rows of rank - 1
-        const Storage* up = cluster.map_shared_rank(box, rank - 1);
-        const auto* src = reinterpret_cast<const uint4*>(row(const_cast<Storage*>(up), g.tile_h));
+        const std::uint32_t src = dsmem_map(smem_u32(row(box, g.tile_h)), static_cast<std::uint32_t>(rank - 1));
         auto* dst = reinterpret_cast<uint4*>(row(box, 0));
-        for (int i = tid; i < halo_vecs; i += kThreads) dst[i] = src[i];
+        for (int i = tid; i < halo_vecs; i += kThreads) dst[i] = dsmem_load16(src + 16u * std::uint32_t(i));
     }
     if (rank < csize - 1) {  // bottom halo = the first R own rows of rank + 1
-        const Storage* down = cluster.map_shared_rank(box, rank + 1);
-        const auto* src = reinterpret_cast<const uint4*>(row(const_cast<Storage*>(down), R));
+        const std::uint32_t src = dsmem_map(smem_u32(row(box, R)), static_cast<std::uint32_t>(rank + 1));
         auto* dst = reinterpret_cast<uint4*>(row(box, R + g.tile_h));
-        for (int i = tid; i < halo_vecs; i += kThreads) dst[i] = src[i];
+        for (int i = tid; i < halo_vecs; i += kThreads) dst[i] = dsmem_load16(src + 16u * std::uint32_t(i));
     }
     // No neighbour reads this CTA's rows after this point, so the fix-up may rewrite them and the
     // CTA may later exit (a CTA must not leave while others still read its shared memory).
@@ -90,7 +107,8 @@ __global__ void __launch_bounds__(kThreads) stencil_cluster_kernel(const __grid_
         fix_border<Pixel>(box, g, x0, y0, tid, kThreads, 0, g.tile_h + 2 * R);
         __syncthreads();
     }
-    compute_tile<Filter, Pixel>(filter, box, g, x0, y0, tid, kThreads, nullptr);
+    auto* vbuf = reinterpret_cast<float4*>(row(box, g.tile_h + 2 * R));  // separable filters
+    compute_any<Filter, Pixel>(filter, box, g, x0, y0, tid, kThreads, nullptr, vbuf, [] { __syncthreads(); });
 #else
     (void)own_map; (void)halo_map; (void)filter; (void)cgeom;
 #endif
@@ -104,17 +122,19 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     const int csize = a.policy.cluster_size;
     if (csize < 1 || csize > 8)
         return Result::fail("cluster: cluster size " + std::to_string(csize) + " is outside 1..8 (the portable limit)");
-    const int tile_h = a.policy.tile_h;
-    if (radius > tile_h)
-        return Result::fail("cluster: radius " + std::to_string(radius) + " exceeds the tile height " + std::to_string(tile_h) +
-                            "; each halo must come from the adjacent CTA");
+    // Each halo must come from the adjacent CTA alone, so a tile is at least R rows tall: the
+    // policy's tile_h is raised to the radius when it is smaller.
+    const int tile_h = std::max(a.policy.tile_h, radius);
+    if (tile_h < 1) return Result::fail("cluster: tile height " + std::to_string(a.policy.tile_h) + " is empty");
     const TmaElementLayout layout = tma_element_layout(a.src.format);
     const int px_bytes = layout.element_bytes * layout.elements_per_pixel;
     const int px_per_128 = 128 / px_bytes;
-    int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius);
+    const bool separable = IsSeparable<Filter>::value;
+    int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
+    const int halo_left = tma_halo_left(a.src.format, radius);
     // Rows padded to 128 bytes so the halo and own-row regions each start 128-byte aligned.
-    auto padded = [&](int w) { return (w + 2 * radius + px_per_128 - 1) / px_per_128 * px_per_128; };
-    while (tile_w >= 4 && padded(tile_w) * layout.elements_per_pixel > int(kTmaMaxBoxDim)) tile_w -= 4;
+    auto padded = [&](int w) { return (halo_left + w + radius + px_per_128 - 1) / px_per_128 * px_per_128; };
+    while (tile_w >= 4 && padded(tile_w) * layout.elements_per_pixel > int(kTmaMaxBoxDim)) tile_w -= separable ? kRun : 4;
     if (tile_w < 4) return Result::fail("cluster: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
     const int row_px = padded(tile_w);
 
@@ -127,12 +147,15 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     req.format = a.src.format;
     req.address = reinterpret_cast<std::uintptr_t>(a.src.data);
     req.radius = radius;
-    req.tile_w = row_px - 2 * radius;
+    req.tile_w = tile_w;
+    req.box_row_align_bytes = 128;
     req.tile_h = tile_h;
     req.stages = 1;
+    req.extra_shared = separable ? separable_strip_bytes(tile_w, radius) : 0;
     req.shared_limit = dev.smem_optin;
     const TmaTilePlan plan = plan_tma_tiles(req);
     if (!plan.ok) return Result::fail("cluster: " + plan.reason);
+    if (plan.box_w_px != row_px) return Result::fail("cluster: internal error: planned box row differs from the padded row");
 
     TmaBoxDesc own = plan.box;
     own.box_dim[1] = static_cast<std::uint32_t>(tile_h);
@@ -153,6 +176,7 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     g.tile_w = tile_w;
     g.tile_h = tile_h;
     g.radius = radius;
+    g.halo_left = halo_left;
     g.box_stride = row_px;
     g.tiles_x = (a.src.width + tile_w - 1) / tile_w;
     g.tiles_y = (a.src.height + tile_h - 1) / tile_h;
@@ -166,7 +190,8 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     geom.halo_bytes = halo.box_dim[0] * halo.box_dim[1] * std::uint32_t(layout.element_bytes);
 
     auto kernel = stencil_cluster_kernel<Filter, Pixel>;
-    const std::size_t smem = std::size_t(tile_h + 2 * radius) * std::size_t(row_px) * std::size_t(px_bytes) + kTmaSharedAlign;
+    const std::size_t smem = std::size_t(tile_h + 2 * radius) * std::size_t(row_px) * std::size_t(px_bytes) +
+                             req.extra_shared + kTmaSharedAlign;
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)); e != cudaSuccess)
         return Result::fail(std::string("stencil_cluster_kernel: cannot reserve shared memory: ") + cudaGetErrorName(e));
 
@@ -190,7 +215,7 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     }
     if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, own_map, halo_map, f, geom); e != cudaSuccess)
         return Result::fail(std::string("stencil_cluster_kernel: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-    return launch_error("stencil_cluster_kernel");
+    return tma_launch_error("stencil_cluster_kernel");
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 // that the Tensor Memory Accelerator fills (cp.async.bulk.tensor.2d, UTMALDG in SASS), each
 // stage completing on an mbarrier by transaction bytes; optional TMA store of the output tile.
 //
-// Per CTA (one tile = tile_w x tile_h outputs, one box = (tile_h + 2R) rows x (tile_w + 2R) px):
+// Per CTA (one tile = tile_w x tile_h outputs, one box = (tile_h + 2R) rows x (HL + tile_w + R) px,
+// HL = R rounded up to 16 bytes so every box x start is 16-byte aligned):
 //   thread 0:  fills stages 0..S-1 with the CTA's first S tiles
 //   loop k:    wait full[k % S] (phase (k / S) & 1)
 //              edge tile and Clamp/Mirror: fix the zero-filled halo in shared memory
@@ -25,7 +26,11 @@ __global__ void __launch_bounds__(256) stencil_tma_kernel(const __grid_constant_
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[4];
     unsigned char* base = align128(smem_raw);
-    auto* staging = g.tma_store ? reinterpret_cast<Storage*>(base + std::size_t(g.stages) * g.stage_bytes) : nullptr;
+    unsigned char* after_ring = base + std::size_t(g.stages) * g.stage_bytes;
+    auto* staging = g.tma_store ? reinterpret_cast<Storage*>(after_ring) : nullptr;
+    // (kStripRows, tile_w + 2R) float4 behind the staging tile; separable filters only.
+    auto* vbuf = reinterpret_cast<float4*>(
+        after_ring + (g.tma_store ? std::size_t(g.tile_w) * std::size_t(g.tile_h) * sizeof(Storage) : 0));
     const int tid = static_cast<int>(threadIdx.x);
     const int nthreads = static_cast<int>(blockDim.x);
     const int ntiles = g.tiles_x * g.tiles_y;
@@ -34,9 +39,10 @@ __global__ void __launch_bounds__(256) stencil_tma_kernel(const __grid_constant_
     auto issue = [&](int tile, int stage) {
         const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
         mbar_arrive_expect_tx(&full[stage], g.box_bytes);
-        // The box starts R pixels left of and above the tile, negative at the image edge: TMA
-        // zero-fills whatever lies outside the tensor.
-        tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.radius) * epp,
+        // The box starts halo_left pixels left of (R rounded up to 16 bytes: TMA faults on box x
+        // starts off a 16-byte boundary) and R rows above the tile, negative at the image edge:
+        // TMA zero-fills whatever lies outside the tensor.
+        tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.halo_left) * epp,
                     ty * g.tile_h - g.radius, &full[stage]);
     };
 
@@ -63,7 +69,7 @@ __global__ void __launch_bounds__(256) stencil_tma_kernel(const __grid_constant_
             fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
             __syncthreads();
         }
-        compute_tile<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, staging);
+        compute_any<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, staging, vbuf, [] { __syncthreads(); });
         if (staging) {
             fence_proxy_async_smem();  // each writer orders its staging writes before the TMA store
             __syncthreads();
@@ -95,7 +101,8 @@ constexpr int kThreads = 256;
 template <class Filter, class Pixel>
 Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
-    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius);
+    const bool separable = IsSeparable<Filter>::value;
+    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
         return Result::fail("tma: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
                             std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(a.src.format).elements_per_pixel)) +
@@ -103,8 +110,9 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int tile_h = a.policy.tile_h;
     const int stages = a.policy.stages;
     const std::size_t staging = a.policy.tma_store ? std::size_t(tile_w) * std::size_t(tile_h) * bytes_per_pixel(a.dst.format) : 0;
+    const std::size_t strip = separable ? separable_strip_bytes(tile_w, radius) : 0;
     TmaSetup s;
-    if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, staging, dev, &s); !r) return r;
+    if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, staging + strip, dev, &s); !r) return r;
 
     auto kernel = stencil_tma_kernel<Filter, Pixel>;
     const int smem = static_cast<int>(s.plan.shared_bytes);
@@ -116,10 +124,57 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int ntiles = s.plan.tiles_x * s.plan.tiles_y;
     const int grid = std::min(ntiles, per_sm * dev.sm_count);
     kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(s.src_map, s.dst_map, f, s.geom);
-    return launch_error("stencil_tma_kernel");
+    return tma_launch_error("stencil_tma_kernel");
 }
 
 } // namespace
+
+// Loads one RGBA8 box whose top-left corner is (x, y) (any signed values) and copies it to
+// `out` (box_w * box_h uint32, row-major). tests/gpu/test_tma_box_start.cpp uses it to check
+// that a box x start needs no 16-byte alignment (DESIGN.md asks for that to be verified).
+__global__ void stencil_tma_probe_kernel(const __grid_constant__ CUtensorMap map, int x, int y, int n,
+                                         std::uint32_t bytes, std::uint32_t* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ alignas(8) std::uint64_t full;
+    unsigned char* base = align128(smem_raw);
+    if (threadIdx.x == 0) {
+        mbar_init(&full, 1);
+        fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        mbar_arrive_expect_tx(&full, bytes);
+        tma_load_2d(base, &map, x, y, &full);
+    }
+    mbar_wait(&full, 0);
+    const auto* tile = reinterpret_cast<const std::uint32_t*>(base);
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) out[i] = tile[i];
+#else
+    (void)map; (void)x; (void)y; (void)n; (void)bytes; (void)out;
+#endif
+}
+
+Result tma_probe_box(const DeviceImage& src, int x, int y, int box_w, int box_h, void* out, cudaStream_t stream) {
+    HopperDevice dev;
+    if (Result r = query_hopper("tma probe", &dev); !r) return r;
+    if (src.format != PixelFormat::RGBA8) return Result::fail("tma probe: RGBA8 only");
+    TmaBoxDesc d;
+    d.global_address = reinterpret_cast<std::uintptr_t>(src.data);
+    d.global_dim[0] = std::uint64_t(src.width);
+    d.global_dim[1] = std::uint64_t(src.height);
+    d.global_stride = src.pitch;
+    d.box_dim[0] = std::uint32_t(box_w);
+    d.box_dim[1] = std::uint32_t(box_h);
+    d.element_bytes = 4;
+    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma probe: " + why);
+    CUtensorMap map{};
+    if (Result r = encode_tensor_map(&map, d, src.format, src.data, "tma probe"); !r) return r;
+    const std::uint32_t bytes = std::uint32_t(box_w * box_h * 4);
+    stencil_tma_probe_kernel<<<1, 128, bytes + 128, stream>>>(map, x, y, box_w * box_h, bytes,
+                                                               static_cast<std::uint32_t*>(out));
+    return tma_launch_error("stencil_tma_probe_kernel");
+}
 
 Result launch_tma(const LaunchArgs& a) {
     HopperDevice dev;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace tl::cuda::detail {
 
@@ -22,6 +23,7 @@ struct TileGeom {
     int width, height;          // image size in pixels
     int tile_w, tile_h;         // output pixels per tile (tile_w a multiple of 4)
     int radius;                 // halo in pixels
+    int halo_left;              // box columns left of the tile (radius rounded up to 16 bytes)
     int box_stride;             // pixels between rows of a shared tile
     int tiles_x, tiles_y;
     int stages;
@@ -131,6 +133,7 @@ inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w
     g.tile_w = tile_w;
     g.tile_h = tile_h;
     g.radius = radius;
+    g.halo_left = s->plan.halo_left_px;
     g.box_stride = s->plan.box_stride_px;
     g.tiles_x = s->plan.tiles_x;
     g.tiles_y = s->plan.tiles_y;
@@ -146,14 +149,14 @@ inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w
 }
 
 // A policy's tile narrowed to what one TMA box row can hold for this radius and format, and
-// rounded to the 4 pixels one thread stores; 0 when nothing fits.
-inline int fit_tile_w(int requested, PixelFormat f, int radius) {
-    int w = requested < 4 ? 4 : (requested + 3) / 4 * 4;
-    const int cap = max_tma_tile_w(f, radius);
+// rounded to `multiple` pixels (4 per work item, 8 per separable run); 0 when nothing fits.
+inline int fit_tile_w(int requested, PixelFormat f, int radius, int multiple) {
+    int w = requested < multiple ? multiple : (requested + multiple - 1) / multiple * multiple;
+    const int cap = max_tma_tile_w(f, radius) / multiple * multiple;
     return w > cap ? cap : w;
 }
 
-inline Result launch_error(const char* kernel) {
+inline Result tma_launch_error(const char* kernel) {
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return Result::fail(std::string(kernel) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
     return Result::success();
@@ -227,8 +230,11 @@ __device__ __forceinline__ void named_sync(int id, int threads) {
 }
 #endif
 
+// Rounds a pointer into dynamic shared memory up to 128 bytes. Pointer arithmetic on the shared
+// pointer itself (not an integer round trip) keeps the compiler aware that it is shared memory,
+// so the reads become LDS rather than generic LD.
 __device__ __forceinline__ unsigned char* align128(unsigned char* p) {
-    return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 127) & ~std::uintptr_t(127));
+    return p + ((128u - (smem_u32(p) & 127u)) & 127u);
 }
 
 // Reads a shared tile as the filter's window: win(dx, dy) around one output pixel.
@@ -252,9 +258,9 @@ __device__ __forceinline__ bool tile_touches_edge(const TileGeom& g, int x0, int
 template <class Pixel>
 __device__ __forceinline__ void fix_border(typename Pixel::Storage* tile, const TileGeom& g, int x0, int y0, int tid,
                                            int nthreads, int row_begin, int row_end) {
-    const int bw = g.tile_w + 2 * g.radius;
+    const int bw = g.halo_left + g.tile_w + g.radius;  // columns an output can read
     const int bh = g.tile_h + 2 * g.radius;
-    const int bx0 = x0 - g.radius, by0 = y0 - g.radius;
+    const int bx0 = x0 - g.halo_left, by0 = y0 - g.radius;
     const int n = bw * (row_end - row_begin);
     for (int i = tid; i < n; i += nthreads) {
         const int by = row_begin + i / bw, bx = i % bw;
@@ -302,7 +308,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
         const int ly = item / groups;
         const int lx = (item - ly * groups) * 4;
         if (!staging && (ly >= rows_left || x0 + lx >= g.width)) continue;
-        const Storage* c = tile + (ly + g.radius) * g.box_stride + lx + g.radius;
+        const Storage* c = tile + (ly + g.radius) * g.box_stride + lx + g.halo_left;
         Storage out[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(SmemWindow<Pixel>{c + i, g.box_stride}));
@@ -318,6 +324,238 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             store4<Pixel>(g, x0 + lx, y0 + ly, out);
         }
     }
+}
+
+
+// ---- fixed-radius filters: a register window sliding down the rows ---------------------------
+// Filters whose radius is a compile-time constant (Sobel, Laplacian, Sharpen, Emboss) read their
+// window from registers: a work item is 4 adjacent outputs x kRowsPerItem rows; each shared row
+// segment of 4 + 2R pixels is loaded and converted once and reused by the 2R + 1 output rows
+// that need it (the plain window reads and converts every pixel (2R + 1)^2 / 4 times more).
+template <class Filter>
+concept FixedRadius = requires { std::integral_constant<int, Filter::radius>{}; };
+
+inline constexpr int kRowsPerItem = 4;
+
+template <class Pixel, int KR>
+struct RingWindow {
+    static constexpr int kW = 4 + 2 * KR;
+    const float4 (&ring)[2 * KR + 1][kW];
+    int step;  // output row within the item (compile-time after unrolling)
+    int i;     // output column within the item
+    __device__ __forceinline__ float4 operator()(int dx, int dy) const {
+        return ring[(step + dy + KR) % (2 * KR + 1)][i + dx + KR];
+    }
+};
+
+// Left halo (box columns before the tile) for a compile-time radius: the same rounding as
+// tma_halo_left() in the planner, 16 bytes = 4 RGBA8 pixels or 1 RGBA32F pixel.
+template <class Pixel, int KR>
+inline constexpr int kHaloLeft = sizeof(typename Pixel::Storage) == 4 ? (KR + 3) / 4 * 4 : KR;
+
+// Converts the 4 + 2R pixels around 4 outputs of one box row; `src` points at the box column of
+// the first output minus the left halo (16-byte aligned), so RGBA8 rows come in as 16-byte loads.
+template <class Pixel, int KR>
+__device__ __forceinline__ void load_row(float4 (&dst)[4 + 2 * KR], const typename Pixel::Storage* src) {
+    constexpr int kHl = kHaloLeft<Pixel, KR>;
+    if constexpr (sizeof(typename Pixel::Storage) == 4) {
+        constexpr int kVec = (kHl + 4 + KR + 3) / 4;
+        std::uint32_t px[4 * kVec];
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) {
+            const uint4 q = reinterpret_cast<const uint4*>(src)[v];
+            px[4 * v] = q.x; px[4 * v + 1] = q.y; px[4 * v + 2] = q.z; px[4 * v + 3] = q.w;
+        }
+#pragma unroll
+        for (int k = 0; k < 4 + 2 * KR; ++k) dst[k] = Pixel::to_float(px[kHl - KR + k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4 + 2 * KR; ++k) dst[k] = Pixel::to_float(src[kHl - KR + k]);
+    }
+}
+
+template <class Filter, class Pixel>
+__device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
+                                                   int x0, int y0, int tid, int nthreads,
+                                                   typename Pixel::Storage* staging) {
+    using Storage = typename Pixel::Storage;
+    constexpr int KR = Filter::radius;
+    constexpr int kW = 4 + 2 * KR;
+    const int groups = g.tile_w / 4;
+    const int runs = (g.tile_h + kRowsPerItem - 1) / kRowsPerItem;
+    const int rows_left = g.height - y0;
+    for (int item = tid; item < groups * runs; item += nthreads) {
+        const int ry = item / groups;
+        const int lx = (item - ry * groups) * 4;
+        const int ly0 = ry * kRowsPerItem;
+        if (!staging && (ly0 >= rows_left || x0 + lx >= g.width)) continue;
+        // Box rows ly0 .. ly0 + kRowsPerItem + 2KR - 1 feed output rows ly0 .. ly0 + kRowsPerItem - 1;
+        // box column lx is output column lx - halo_left.
+        const Storage* col = tile + ly0 * g.box_stride + lx;
+        float4 ring[2 * KR + 1][kW];
+#pragma unroll
+        for (int k = 0; k < 2 * KR; ++k) load_row<Pixel, KR>(ring[k], col + k * g.box_stride);
+#pragma unroll
+        for (int step = 0; step < kRowsPerItem; ++step) {
+            const int ly = ly0 + step;
+            if (ly >= g.tile_h) break;
+            load_row<Pixel, KR>(ring[(step + 2 * KR) % (2 * KR + 1)], col + (step + 2 * KR) * g.box_stride);
+            Storage out[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(RingWindow<Pixel, KR>{ring, step, i}));
+            if (staging) {
+                Storage* s = staging + ly * g.tile_w + lx;
+                if constexpr (sizeof(Storage) == 4) {
+                    *reinterpret_cast<uint4*>(s) = make_uint4(out[0], out[1], out[2], out[3]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) s[i] = out[i];
+                }
+            } else {
+                if (ly >= rows_left) break;
+                store4<Pixel>(g, x0 + lx, y0 + ly, out);
+            }
+        }
+    }
+}
+
+// Picks the compute path for a filter type: separable, fixed-radius register window, or plain.
+template <class Filter, class Pixel, class Sync>
+__device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
+                                            int x0, int y0, int tid, int nthreads,
+                                            typename Pixel::Storage* staging, float4* vbuf, Sync sync);
+
+// ---- separable Box / Gaussian ------------------------------------------------------------------
+// The 2D functor costs (2R+1)^2 taps per pixel, compute-bound from R of a few pixels. These two
+// filters run as two 1D passes over the shared tile instead, one strip of kStripRows output
+// rows at a time through a float4 buffer `vbuf` of (kStripRows, tile_w + 2R):
+//   vertical:   vbuf[j][c] = sum_k w[k] * box[sy + j + k][c]     item = one column, kRun rows
+//   horizontal: out[j][x]  = sum_k w[k] * vbuf[j][x + k]         item = one row, kRun outputs
+// Box uses running sums along each run (two taps per output instead of 2R+1).
+template <class Filter> struct IsSeparable { static constexpr bool value = false; };
+template <> struct IsSeparable<tl::cuda::dev::BoxFilter> { static constexpr bool value = true; };
+template <> struct IsSeparable<tl::cuda::dev::GaussianFilter> { static constexpr bool value = true; };
+
+inline constexpr int kStripRows = 16;
+inline constexpr int kRun = 8;
+
+// Bytes of the float4 strip buffer for a tile of this width and radius.
+inline std::size_t separable_strip_bytes(int tile_w, int radius) {
+    return std::size_t(kStripRows) * std::size_t(tile_w + 2 * radius) * 16;
+}
+
+__device__ __forceinline__ float4 f4_add(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, 0.f); }
+__device__ __forceinline__ float4 f4_sub(float4 a, float4 b) { return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, 0.f); }
+__device__ __forceinline__ void f4_fma(float4& acc, float w, float4 p) {
+    acc.x = fmaf(w, p.x, acc.x); acc.y = fmaf(w, p.y, acc.y); acc.z = fmaf(w, p.z, acc.z);
+}
+
+template <class Pixel>
+__device__ __forceinline__ void vertical_run(const tl::cuda::dev::BoxFilter&, const typename Pixel::Storage* col,
+                                             int stride, int rows, int R, float4* out, int out_stride) {
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int k = 0; k < 2 * R; ++k) acc = f4_add(acc, Pixel::to_float(col[k * stride]));
+    for (int j = 0; j < rows; ++j) {
+        acc = f4_add(acc, Pixel::to_float(col[(j + 2 * R) * stride]));
+        out[j * out_stride] = acc;
+        acc = f4_sub(acc, Pixel::to_float(col[j * stride]));
+    }
+}
+template <class Pixel>
+__device__ __forceinline__ void vertical_run(const tl::cuda::dev::GaussianFilter& g, const typename Pixel::Storage* col,
+                                             int stride, int rows, int R, float4* out, int out_stride) {
+    for (int j = 0; j < rows; ++j) {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int k = 0; k <= 2 * R; ++k) f4_fma(acc, g.weights[k], Pixel::to_float(col[(j + k) * stride]));
+        out[j * out_stride] = acc;
+    }
+}
+__device__ __forceinline__ void horizontal_run(const tl::cuda::dev::BoxFilter& b, const float4* row, int R,
+                                               float4 (&out)[kRun]) {
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int k = 0; k < 2 * R; ++k) acc = f4_add(acc, row[k]);
+    const float n = float(2 * b.radius + 1);
+    const float scale = 1.0f / (n * n);
+#pragma unroll
+    for (int i = 0; i < kRun; ++i) {
+        acc = f4_add(acc, row[i + 2 * R]);
+        out[i] = make_float4(scale * acc.x, scale * acc.y, scale * acc.z, 0.f);
+        acc = f4_sub(acc, row[i]);
+    }
+}
+__device__ __forceinline__ void horizontal_run(const tl::cuda::dev::GaussianFilter& g, const float4* row, int R,
+                                               float4 (&out)[kRun]) {
+#pragma unroll
+    for (int i = 0; i < kRun; ++i) {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int k = 0; k <= 2 * R; ++k) f4_fma(acc, g.weights[k], row[i + k]);
+        out[i] = acc;
+    }
+}
+
+// Separable compute of one tile; same contract as compute_tile plus `vbuf`. Ends with a barrier
+// of `nthreads` threads (sync) so the caller may reuse the stage.
+template <class Filter, class Pixel, class Sync>
+__device__ __forceinline__ void compute_tile_separable(const Filter& f, const typename Pixel::Storage* tile,
+                                                       const TileGeom& g, int x0, int y0, int tid, int nthreads,
+                                                       typename Pixel::Storage* staging, float4* vbuf, Sync sync) {
+    using Storage = typename Pixel::Storage;
+    const int R = g.radius;
+    const int span = g.tile_w + 2 * R;
+    const int runs_x = g.tile_w / kRun;  // tile_w is a multiple of kRun on this path
+    for (int sy = 0; sy < g.tile_h; sy += kStripRows) {
+        const int rows = min(kStripRows, g.tile_h - sy);
+        if (y0 + sy >= g.height && !staging) break;  // uniform: the rest of the tile is below the image
+        const int vruns = (rows + kRun - 1) / kRun;
+        for (int item = tid; item < span * vruns; item += nthreads) {
+            const int vr = item / span, c = item - vr * span;
+            const int j0 = vr * kRun;
+            vertical_run<Pixel>(f, tile + (sy + j0) * g.box_stride + c + g.halo_left - R, g.box_stride,
+                                min(kRun, rows - j0), R,
+                                vbuf + j0 * span + c, span);
+        }
+        sync();
+        for (int item = tid; item < rows * runs_x; item += nthreads) {
+            const int j = item / runs_x, lx = (item - j * runs_x) * kRun;
+            const int y = y0 + sy + j;
+            if (!staging && (y >= g.height || x0 + lx >= g.width)) continue;
+            float4 acc[kRun];
+            horizontal_run(f, vbuf + j * span + lx, R, acc);
+            const Storage* centre = tile + (sy + j + R) * g.box_stride + lx + g.halo_left;
+#pragma unroll
+            for (int h = 0; h < kRun; h += 4) {
+                Storage out[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    out[i] = Pixel::from_float(make_float4(acc[h + i].x, acc[h + i].y, acc[h + i].z,
+                                                           Pixel::to_float(centre[h + i]).w));
+                if (staging) {
+                    Storage* s = staging + (sy + j) * g.tile_w + lx + h;
+                    if constexpr (sizeof(Storage) == 4) {
+                        *reinterpret_cast<uint4*>(s) = make_uint4(out[0], out[1], out[2], out[3]);
+                    } else {
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) s[i] = out[i];
+                    }
+                } else {
+                    store4<Pixel>(g, x0 + lx + h, y, out);
+                }
+            }
+        }
+        sync();
+    }
+}
+
+template <class Filter, class Pixel, class Sync>
+__device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
+                                            int x0, int y0, int tid, int nthreads,
+                                            typename Pixel::Storage* staging, float4* vbuf, Sync sync) {
+    if constexpr (IsSeparable<Filter>::value)
+        compute_tile_separable<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging, vbuf, sync);
+    else if constexpr (FixedRadius<Filter>)
+        compute_tile_fixed<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
+    else
+        compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
 }
 
 } // namespace dev_tma

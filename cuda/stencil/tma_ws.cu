@@ -27,6 +27,7 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
     __shared__ alignas(8) std::uint64_t full[4];
     __shared__ alignas(8) std::uint64_t empty[4];
     unsigned char* base = align128(smem_raw);
+    auto* vbuf = reinterpret_cast<float4*>(base + std::size_t(g.stages) * g.stage_bytes);  // separable filters
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int ntiles = g.tiles_x * g.tiles_y;
@@ -56,7 +57,7 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
             }
             const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
             mbar_arrive_expect_tx(&full[stage], g.box_bytes);
-            tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.radius) * epp,
+            tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.halo_left) * epp,
                         ty * g.tile_h - g.radius, &full[stage]);
         }
         return;
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
             fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
             named_sync(1, nthreads);
         }
-        compute_tile<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, nullptr);
+        compute_any<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, nullptr, vbuf, [] { named_sync(1, nthreads); });
         __syncwarp();
         if (lane == 0) mbar_arrive(&empty[stage]);
     }
@@ -90,11 +91,13 @@ namespace {
 template <class Filter, class Pixel>
 Result run_tma_ws(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
-    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius);
+    const bool separable = IsSeparable<Filter>::value;
+    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
         return Result::fail("tma_ws: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
+    const std::size_t strip = separable ? separable_strip_bytes(tile_w, radius) : 0;
     TmaSetup s;
-    if (Result r = prepare_tma(a, "tma_ws", tile_w, a.policy.tile_h, a.policy.stages, false, 0, dev, &s); !r) return r;
+    if (Result r = prepare_tma(a, "tma_ws", tile_w, a.policy.tile_h, a.policy.stages, false, strip, dev, &s); !r) return r;
     auto kernel = stencil_tma_ws_kernel<Filter, Pixel>;
     const int smem = static_cast<int>(s.plan.shared_bytes);
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
@@ -105,7 +108,7 @@ Result run_tma_ws(const LaunchArgs& a, const Filter& f, const HopperDevice& dev)
     const int ntiles = s.plan.tiles_x * s.plan.tiles_y;
     const int grid = std::min(ntiles, per_sm * dev.sm_count);
     kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(s.src_map, f, s.geom);
-    return launch_error("stencil_tma_ws_kernel");
+    return tma_launch_error("stencil_tma_ws_kernel");
 }
 
 } // namespace

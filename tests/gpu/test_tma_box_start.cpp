@@ -1,6 +1,6 @@
 // GPU check of the TMA box-start rule DESIGN.md asks to verify: RGBA8 boxes (one UINT32 element
-// per pixel) starting at x = -3, -1, 1, 3, 5 (not 16-byte aligned) load the right pixels and
-// zero-fill everything outside the image, without any fault.
+// per pixel) whose x start is a multiple of 16 bytes load correctly (negative starts zero-filled);
+// starts off a 16-byte boundary (x = -3, -1, 1, 5) raise an illegal instruction.
 #if __has_include(<cuda_runtime.h>)
 #include <cuda_runtime.h>
 
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 namespace tl::cuda::detail {
@@ -18,39 +19,71 @@ Result tma_probe_box(const DeviceImage& src, int x, int y, int box_w, int box_h,
 
 namespace {
 
-TEST(TmaBoxStart, UnalignedXStartsLoadTheRightPixels) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess || major < 9)
-        GTEST_SKIP() << "needs a compute capability 9.0 GPU";
-    const int w = 37, h = 11;
-    const std::size_t pitch = 160;  // 40 pixels: pitch a multiple of 16, wider than the row
-    std::vector<std::uint32_t> host(pitch / 4 * h, 0xdeadbeefu);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) host[std::size_t(y) * pitch / 4 + x] = std::uint32_t(1 + x + 100 * y);
+constexpr int kW = 37, kH = 11;
+constexpr std::size_t kPitch = 160;  // 40 pixels: a multiple of 16 bytes, wider than the row
+constexpr int kBw = 8, kBh = 4;      // 32-byte box rows
+
+// Loads one box at (x, y) from a 37x11 image whose pixel (x, y) holds 1 + x + 100 y. Returns the
+// CUDA error of the launch + synchronise, and fills `bad` with the number of wrong cells.
+cudaError_t probe(int x, int y, int* bad) {
+    std::vector<std::uint32_t> host(kPitch / 4 * kH, 0xdeadbeefu);
+    for (int j = 0; j < kH; ++j)
+        for (int i = 0; i < kW; ++i) host[std::size_t(j) * kPitch / 4 + i] = std::uint32_t(1 + i + 100 * j);
     void* src = nullptr;
     void* out = nullptr;
-    const int bw = 8, bh = 4;  // 32-byte box rows
-    ASSERT_EQ(cudaMalloc(&src, pitch * h), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&out, bw * bh * 4), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(src, host.data(), pitch * h, cudaMemcpyHostToDevice), cudaSuccess);
-    const tl::cuda::DeviceImage img{src, pitch, w, h, tl::PixelFormat::RGBA8};
-    for (int x : {-3, -1, 1, 3, 5, 33}) {
-        for (int y : {-2, 0, 9}) {
-            const tl::cuda::Result r = tl::cuda::detail::tma_probe_box(img, x, y, bw, bh, out, nullptr);
-            ASSERT_TRUE(r.ok) << r.reason;
-            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "box at x=" << x << " y=" << y;
-            std::vector<std::uint32_t> got(bw * bh);
-            ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-            for (int j = 0; j < bh; ++j)
-                for (int i = 0; i < bw; ++i) {
-                    const int gx = x + i, gy = y + j;
-                    const std::uint32_t want = (gx >= 0 && gx < w && gy >= 0 && gy < h) ? std::uint32_t(1 + gx + 100 * gy) : 0u;
-                    EXPECT_EQ(got[std::size_t(j) * bw + i], want) << "box (" << x << "," << y << ") cell (" << i << "," << j << ")";
-                }
+    if (cudaMalloc(&src, kPitch * kH) != cudaSuccess || cudaMalloc(&out, kBw * kBh * 4) != cudaSuccess)
+        return cudaErrorMemoryAllocation;
+    cudaMemcpy(src, host.data(), kPitch * kH, cudaMemcpyHostToDevice);
+    const tl::cuda::DeviceImage img{src, kPitch, kW, kH, tl::PixelFormat::RGBA8};
+    const tl::cuda::Result r = tl::cuda::detail::tma_probe_box(img, x, y, kBw, kBh, out, nullptr);
+    if (!r.ok) return cudaErrorInvalidValue;
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) return e;
+    std::vector<std::uint32_t> got(kBw * kBh);
+    cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost);
+    *bad = 0;
+    for (int j = 0; j < kBh; ++j)
+        for (int i = 0; i < kBw; ++i) {
+            const int gx = x + i, gy = y + j;
+            const std::uint32_t want = (gx >= 0 && gx < kW && gy >= 0 && gy < kH) ? std::uint32_t(1 + gx + 100 * gy) : 0u;
+            *bad += got[std::size_t(j) * kBw + i] != want;
         }
-    }
     cudaFree(src);
     cudaFree(out);
+    return cudaSuccess;
+}
+
+bool hopper() {
+    int major = 0;
+    return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major >= 9;
+}
+
+// Box x starts that are multiples of 16 bytes (4 RGBA8 pixels), negative ones included, load the
+// right pixels and zero-fill what lies outside the image.
+TEST(TmaBoxStart, AlignedXStartsLoadTheRightPixels) {
+    if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    for (int x : {-8, -4, 0, 4, 32, 36})
+        for (int y : {-2, -1, 0, 9}) {
+            int bad = -1;
+            ASSERT_EQ(probe(x, y, &bad), cudaSuccess) << "box at x=" << x << " y=" << y;
+            EXPECT_EQ(bad, 0) << "box at x=" << x << " y=" << y;
+        }
+}
+
+// The hardware rule the planner follows (tile_planner.hpp, kTmaBoxStartAlignBytes): an x start
+// off a 16-byte boundary is an illegal instruction, which loses the CUDA context, so each one
+// runs in a child process. Exit 3 = cudaErrorIllegalInstruction. Should a GPU accept these
+// starts, this test fails and the planner's left-halo padding can be revisited.
+void probe_and_exit(int x) {
+    int bad = -1;
+    const cudaError_t e = probe(x, 0, &bad);
+    std::exit(e == cudaErrorIllegalInstruction ? 3 : e == cudaSuccess ? (bad == 0 ? 0 : 5) : 4);
+}
+
+TEST(TmaBoxStartDeathTest, UnalignedXStartIsAnIllegalInstruction) {
+    if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no inherited CUDA context
+    for (int x : {-3, -1, 1, 5}) EXPECT_EXIT(probe_and_exit(x), ::testing::ExitedWithCode(3), "") << "x=" << x;
 }
 
 } // namespace

@@ -38,10 +38,6 @@ tl::cuda::Result run(Mechanism m, const FilterParams& p, Border b, const Policy&
     }
 }
 
-const char* name(Mechanism m) {
-    return m == Mechanism::Tma ? "tma" : m == Mechanism::TmaWs ? "tma_ws" : "cluster";
-}
-
 Image random_image(int w, int h, PixelFormat f, std::uint32_t seed) {
     Image img(w, h, f);
     std::uint32_t s = seed;
@@ -223,6 +219,7 @@ TEST(HopperMechanisms, RefusesWithAReason) {
 // Timing at 4K RGBA8 with rotated buffers (8 pairs, far beyond L2) against a pitched copy.
 TEST(HopperMechanisms, Timing4K) {
     if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "the CUDA context is already broken";
     const int w = 3840, h = 2160, n = 8, iters = 40;
     std::vector<std::unique_ptr<DevImage>> src, dst;
     const Image img = random_image(w, h, PixelFormat::RGBA8, 7);

@@ -78,8 +78,14 @@ TmaPlanRequest request(int w, int h, PixelFormat f, int radius, int tile_w, int 
 void expect_valid_plan(const TmaPlanRequest& r, const TmaTilePlan& p) {
     ASSERT_TRUE(p.ok) << r.width << "x" << r.height << " R=" << r.radius << ": " << p.reason;
     const int epp = r.format == PixelFormat::RGBA8 ? 1 : 4;
-    EXPECT_GE(p.box_w_px, r.tile_w + 2 * r.radius);
-    EXPECT_LT(p.box_w_px, r.tile_w + 2 * r.radius + 4);
+    const int px_bytes = 4 * epp;
+    // Box x starts (tile_x * tile_w - halo_left) stay on 16-byte boundaries.
+    EXPECT_GE(p.halo_left_px, r.radius);
+    EXPECT_LT(p.halo_left_px, r.radius + 16 / px_bytes + (px_bytes == 16 ? 1 : 0));
+    EXPECT_EQ(p.halo_left_px * px_bytes % 16, 0);
+    EXPECT_EQ(r.tile_w * px_bytes % 16, 0);
+    EXPECT_GE(p.box_w_px, p.halo_left_px + r.tile_w + r.radius);
+    EXPECT_LT(p.box_w_px, p.halo_left_px + r.tile_w + r.radius + 4);
     EXPECT_EQ(p.box_h, r.tile_h + 2 * r.radius);
     EXPECT_LE(p.box.box_dim[0], 256u);
     EXPECT_LE(p.box.box_dim[1], 256u);
@@ -113,17 +119,31 @@ TEST(TmaPlanner, GoodPlansForOddAndLargeImages) {
 }
 
 TEST(TmaPlanner, MaxTileWidthFollowsTheBoxLimit) {
-    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA8, 1), 252);
+    EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA8, 1), 248);  // 4 + 248 + 1 <= 256
     EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA8, 32), 192);
     EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 1), 60);
     EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 30), 4);
     EXPECT_EQ(max_tma_tile_w(PixelFormat::RGBA32F, 31), 0);
 }
 
-TEST(TmaPlanner, InnerBoxIsPaddedToSixteenBytes) {
-    const TmaTilePlan p = plan_tma_tiles(request(100, 100, PixelFormat::RGBA8, 1, 17, 8, 1));
+TEST(TmaPlanner, HaloAndBoxArePaddedToSixteenBytes) {
+    const TmaTilePlan p = plan_tma_tiles(request(100, 100, PixelFormat::RGBA8, 1, 20, 8, 1));
     ASSERT_TRUE(p.ok) << p.reason;
-    EXPECT_EQ(p.box_w_px, 20);  // 17 + 2 = 19 pixels -> 20 (80 bytes)
+    EXPECT_EQ(p.halo_left_px, 4);  // R = 1 rounded up to 16 bytes
+    EXPECT_EQ(p.box_w_px, 28);     // 4 + 20 + 1 = 25 pixels -> 28 (112 bytes)
+    const TmaTilePlan f = plan_tma_tiles(request(100, 100, PixelFormat::RGBA32F, 3, 9, 8, 1));
+    ASSERT_TRUE(f.ok) << f.reason;
+    EXPECT_EQ(f.halo_left_px, 3);  // a float4 pixel is 16 bytes already
+    EXPECT_EQ(f.box_w_px, 15);
+}
+
+TEST(TmaPlanner, ClusterRowsPadTo128Bytes) {
+    TmaPlanRequest r = request(3840, 2160, PixelFormat::RGBA8, 3, 64, 16, 1);
+    r.box_row_align_bytes = 128;
+    const TmaTilePlan p = plan_tma_tiles(r);
+    ASSERT_TRUE(p.ok) << p.reason;
+    EXPECT_EQ(p.box_w_px, 96);  // 4 + 64 + 3 = 71 pixels -> 96 (384 bytes)
+    EXPECT_EQ(p.box_w_px * 4 % 128, 0);
 }
 
 TEST(TmaPlanner, EachRequestRuleNamesItself) {
@@ -135,6 +155,8 @@ TEST(TmaPlanner, EachRequestRuleNamesItself) {
     const Case cases[] = {
         {"empty image", [](TmaPlanRequest& r) { r.width = 0; }, "is empty"},
         {"empty tile", [](TmaPlanRequest& r) { r.tile_h = 0; }, "tile 128x0 is empty"},
+        {"tile step", [](TmaPlanRequest& r) { r.tile_w = 126; }, "not a multiple of 16 bytes"},
+        {"row align", [](TmaPlanRequest& r) { r.box_row_align_bytes = 24; }, "box row alignment 24"},
         {"stages", [](TmaPlanRequest& r) { r.stages = 5; }, "stages 5 is outside 1..4"},
         {"negative radius", [](TmaPlanRequest& r) { r.radius = -1; }, "negative"},
         {"box width", [](TmaPlanRequest& r) { r.radius = 65; }, "exceeds the TMA box limit of 256 pixels"},
