@@ -420,6 +420,10 @@ void apply_op(const PixelOp& op, float c[3]) {
 
 void reference_pixel_ops(std::span<const PixelOp> ops, ConstImageView src, ImageView dst) {
     if (src.data == nullptr || dst.data == nullptr || src.width != dst.width || src.height != dst.height) return;
+    // Like the GPU launchers, an invalid op (validate() says why) refuses the whole chain and
+    // writes nothing, rather than dividing by zero or reading past a short LUT.
+    for (const auto& op : ops)
+        if (!validate(op).empty()) return;
     parallel_rows(src.height, static_cast<long long>(src.width) * (1 + static_cast<long long>(ops.size())) * 4,
                   [&](int y0, int y1) {
                       for (int y = y0; y < y1; ++y)

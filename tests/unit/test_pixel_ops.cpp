@@ -184,8 +184,10 @@ TEST(PixelOps, ValidationNamesTheParameterAndRange) {
     PixelOp lut = default_pixel_op(PixelOpKind::Lut);
     lut.lut.pop_back();
     EXPECT_EQ(validate(lut), "lut needs 3 tables (R, G, B) of 256 entries; it has 2");
-    // An invalid LUT op leaves pixels alone rather than reading past its tables.
-    EXPECT_EQ(run8({lut}, {1, 2, 3, 4}), (std::array<int, 4>{1, 2, 3, 4}));
+    // A chain with an invalid op writes nothing (the destination of run8 starts as zeros), as the
+    // GPU launchers refuse it, rather than reading past a short LUT or dividing by white - black.
+    EXPECT_EQ(run8({op(PixelOpKind::Invert), lut}, {1, 2, 3, 4}), (std::array<int, 4>{0, 0, 0, 0}));
+    EXPECT_EQ(run8({op(PixelOpKind::Levels, 0.5f, 0.5f, 1.0f)}, {1, 2, 3, 4}), (std::array<int, 4>{0, 0, 0, 0}));
 }
 
 } // namespace
