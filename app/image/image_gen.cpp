@@ -19,7 +19,7 @@ constexpr GeneratorInfo kGeneratorInfos[] = {
     {Generator::Checkerboard, "checkerboard", "Checkerboard",
      "Black and white squares: sharp edges in x and y for edge detectors and border handling."},
     {Generator::Noise, "noise", "Noise",
-     "Uniform random RGB from the seed: every pixel differs, so any misplaced tap shows in the diff."},
+     "Uniform random RGB from the seed: neighbours are independent, so any misplaced tap shows in the diff."},
     {Generator::Gradient, "gradient", "Gradient",
      "Smooth colour ramps (red along x, green along y): blurs should leave it almost unchanged."},
 };
