@@ -17,8 +17,10 @@ constexpr std::size_t kCountsBytes = 3 * 256 * sizeof(std::uint32_t);
 
 Result cuda_fail(const char* what, cudaError_t e) {
     (void)cudaGetLastError();
-    return Result::fail(std::string("histogram: ") + what + " failed: " + cudaGetErrorString(e) + " (" +
-                        cudaGetErrorName(e) + ")");
+    // No driver / no device shows up at the first allocation: say it the way the rest of the library does.
+    const bool no_cuda = e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice;
+    return Result::fail(std::string(no_cuda ? "CUDA unavailable: " : "histogram: ") + what + " failed: " +
+                        cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
 }
 
 // Runs MultiHistogramEven; with temp == nullptr it only reports the temporary storage it needs.
