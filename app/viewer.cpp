@@ -97,6 +97,12 @@ void Viewer::on_attach(App& app) {
         }
     } else if (setup_.generator) {
         generate();
+        if (!source_) {  // refused (too large for this device): say so and still show something
+            const std::string keep = image_state_.message;
+            load_default_image();
+            image_state_.message = keep;
+            image_state_.message_is_error = true;
+        }
     } else {
         load_default_image();
     }
@@ -114,11 +120,9 @@ void Viewer::on_detach() {
 void Viewer::load_default_image() {
     const auto path = setup_.asset_dir / "astronaut.png";
     auto result = load_image(path);
-    if (result.image) {
-        set_image(std::move(*result.image), "astronaut.png");
-        return;
-    }
-    const std::string why = "default image not found (" + result.error + "); showing the zone plate";
+    if (result.image && set_image(std::move(*result.image), "astronaut.png")) return;
+    const std::string why = (result.image ? "default image refused: " + image_state_.message
+                                          : "default image not found (" + result.error + ")") + "; showing the zone plate";
     std::fprintf(stderr, "tilelab: %s\n", why.c_str());
     set_image(generate_image(Generator::ZonePlate, 1024, 1024, 1), "zone plate (built in)");
     image_state_.message = why;
@@ -132,7 +136,7 @@ std::string Viewer::load(const std::filesystem::path& path) {
         image_state_.message_is_error = true;
         return result.error;
     }
-    set_image(std::move(*result.image), path.filename().string());
+    if (!set_image(std::move(*result.image), path.filename().string())) return image_state_.message;
     image_state_.message = "loaded " + path.string();
     image_state_.message_is_error = false;
     return {};
@@ -157,39 +161,58 @@ void Viewer::generate() {
     for (const auto& g : generator_infos())
         if (g.generator == image_state_.generator) label = std::string(g.label);
     if (image_state_.generator == Generator::Noise) label += " (seed " + std::to_string(seed) + ")";
-    set_image(std::move(img), label);
+    if (!set_image(std::move(img), label)) return;
     image_state_.message = "generated " + std::to_string(w) + " x " + std::to_string(h);
     image_state_.message_is_error = false;
 }
 
-void Viewer::set_image(Image image, std::string label) {
+bool Viewer::set_image(Image image, std::string label) {
     const auto& ctx = app_->context();
     app_->wait_idle();  // the frames in flight may still read the old buffers
     const VkDeviceSize row = static_cast<VkDeviceSize>(image.width) * 4;
-    pitch_ = (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
-    const VkDeviceSize bytes = pitch_ * static_cast<VkDeviceSize>(image.height);
+    const VkDeviceSize pitch = (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+    const VkDeviceSize bytes = pitch * static_cast<VkDeviceSize>(image.height);
     const VkBufferUsageFlags usage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    source_ = vk::Buffer();
-    filtered_ = vk::Buffer();
-    source_ = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    filtered_ = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    {
+    const VkDeviceSize limit = ctx.properties().limits.maxStorageBufferRange;
+    if (bytes > limit) {
+        image_state_.message = label + " (" + std::to_string(image.width) + " x " + std::to_string(image.height) +
+                               ") needs " + std::to_string(bytes >> 20) + " MiB per buffer; this device's storage buffers hold at most " +
+                               std::to_string(limit >> 20) + " MiB. The current image stays.";
+        image_state_.message_is_error = true;
+        std::fprintf(stderr, "tilelab: %s\n", image_state_.message.c_str());
+        return false;
+    }
+    // New buffers are made before the old ones go, so a failure (out of memory for an 8K image on
+    // a small GPU) leaves the current image on screen and says why.
+    vk::Buffer source, filtered;
+    try {
+        source = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        filtered = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
         vk::Buffer staging(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
         auto* dst = static_cast<std::uint8_t*>(staging.mapped());
         for (int y = 0; y < image.height; ++y)
-            std::memcpy(dst + static_cast<std::size_t>(y) * pitch_, image.rgba8(0, y), static_cast<std::size_t>(row));
+            std::memcpy(dst + static_cast<std::size_t>(y) * pitch, image.rgba8(0, y), static_cast<std::size_t>(row));
         ctx.one_shot([&](VkCommandBuffer cmd) {
             const VkBufferCopy region{0, 0, bytes};
-            vkCmdCopyBuffer(cmd, staging.handle(), source_.handle(), 1, &region);
-            vkCmdCopyBuffer(cmd, staging.handle(), filtered_.handle(), 1, &region);  // until the filter runs
-            for (VkBuffer b : {source_.handle(), filtered_.handle()})
+            vkCmdCopyBuffer(cmd, staging.handle(), source.handle(), 1, &region);
+            vkCmdCopyBuffer(cmd, staging.handle(), filtered.handle(), 1, &region);  // until the filter runs
+            for (VkBuffer b : {source.handle(), filtered.handle()})
                 buffer_barrier(cmd, b, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
         });
+    } catch (const vk::Error& e) {
+        image_state_.message = "cannot show " + label + " (" + std::to_string(image.width) + " x " +
+                               std::to_string(image.height) + "): " + e.what();
+        image_state_.message_is_error = true;
+        std::fprintf(stderr, "tilelab: %s\n", image_state_.message.c_str());
+        return false;
     }
+    source_ = std::move(source);
+    filtered_ = std::move(filtered);
+    pitch_ = pitch;
     display_->set_images(source_.handle(), filtered_.handle(), image.width, image.height, pitch_);
     image_state_.label = std::move(label);
     image_state_.width = image.width;
@@ -199,6 +222,7 @@ void Viewer::set_image(Image image, std::string label) {
     inspector_ = {};
     filter_dirty_ = true;
     view_.fit_requested = true;
+    return true;
 }
 
 void Viewer::on_file_drop(const std::vector<std::string>& paths) {
@@ -428,16 +452,23 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
         if (why.empty()) why = filters_->can_run_pixel_ops(filter_state_.ops, fmt);
     }
     if (why.empty()) {
-        filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_.handle(),
-                         filtered_.handle(), image_.width, image_.height, pitch_, fmt);
-        if (use_ops) {
+        try {
+            filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_.handle(),
+                             filtered_.handle(), image_.width, image_.height, pitch_, fmt);
+            if (use_ops) {
+                buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_.handle(), filtered_.handle(), image_.width,
+                                           image_.height, pitch_, fmt);
+            }
+        } catch (const vk::Error& e) {
+            why = e.what();  // a refusal the checks above did not foresee: fall back below
             buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-            filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_.handle(), filtered_.handle(), image_.width,
-                                       image_.height, pitch_, fmt);
+                           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
         }
-        filter_state_.status.clear();
-    } else {
+        if (why.empty()) filter_state_.status.clear();
+    }
+    if (!why.empty()) {
         // Show the original on both sides rather than stale or garbage pixels, and say why.
         const VkBufferCopy region{0, 0, source_.size()};
         vkCmdCopyBuffer(cmd, source_.handle(), filtered_.handle(), 1, &region);

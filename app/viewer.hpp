@@ -46,8 +46,9 @@ public:
     void on_frame_done(std::uint32_t slot) override;
     void on_file_drop(const std::vector<std::string>& paths) override;
 
-    // Replaces the current image (waits for the frames in flight). Used by load/generate.
-    void set_image(Image image, std::string label);
+    // Replaces the current image (waits for the frames in flight). Used by load/generate. False
+    // (with the reason in the Image panel) when the device cannot hold it; the current image stays.
+    bool set_image(Image image, std::string label);
     // Loads a file; on failure the current image stays and the reason is shown. Returns the error.
     std::string load(const std::filesystem::path& path);
 

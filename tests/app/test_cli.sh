@@ -43,6 +43,11 @@ echo "$text" | grep -q "0.5..10" || fail "--sigma 50 does not state the valid ra
 run 2 --view sideways
 echo "$text" | grep -q "split" || fail "--view sideways does not list the views"
 
+run 2 --op gamma:9
+echo "$text" | grep -q "0.1..5" || fail "--op gamma:9 does not state the valid range"
+run 2 --op frobnicate
+echo "$text" | grep -q "invert" || fail "--op frobnicate does not list the ops"
+
 run 2 --vsync maybe
 run 2 --ui-scale 9
 run 2 --headless
