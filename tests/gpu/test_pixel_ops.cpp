@@ -318,6 +318,44 @@ TEST(PixelOps, BackToBackLaunchesOnOneStreamKeepTheirOwnOps) {
     cudaStreamDestroy(stream);
 }
 
+// Bandwidth of every mechanism on a 4K RGBA8 image (invert: memory-bound; chain8: two powf per
+// channel, closer to compute-bound), printed and recorded as test properties for the report.
+// The output of the timed launches is checked too, so the numbers are of correct work.
+TEST(PixelOps, ThroughputOf4kImagePerMechanism) {
+    if (const std::string p = device_problem(); !p.empty()) GTEST_SKIP() << p;
+    const Size s{3840, 2160};
+    const double bytes = 2.0 * s.w * s.h * 4;  // read + write
+    for (std::size_t ci : {std::size_t{5}, std::size_t{11}}) {  // invert, chain8
+        const OpCase oc = op_cases()[ci];
+        const Expected& e = expected(ci, s, PixelFormat::RGBA8);
+        DevImage src(s.w, s.h, PixelFormat::RGBA8), dst(s.w, s.h, PixelFormat::RGBA8);
+        src.upload(e.src);
+        for (const Config& c : configs()) {
+            if (!tl::cuda::can_run_pixel(c.mechanism, c.policy, PixelFormat::RGBA8)) continue;
+            SCOPED_TRACE(oc.name + " " + c.name);
+            cudaEvent_t start = nullptr, stop = nullptr;
+            ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+            ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+            ASSERT_TRUE(tl::cuda::launch_pixel_ops(oc.ops, c.mechanism, c.policy, src.view(), dst.view(), nullptr).ok);
+            constexpr int kRuns = 20;
+            ASSERT_EQ(cudaEventRecord(start, nullptr), cudaSuccess);
+            for (int i = 0; i < kRuns; ++i)
+                ASSERT_TRUE(tl::cuda::launch_pixel_ops(oc.ops, c.mechanism, c.policy, src.view(), dst.view(), nullptr).ok);
+            ASSERT_EQ(cudaEventRecord(stop, nullptr), cudaSuccess);
+            ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+            float ms = 0.0f;
+            ASSERT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+            cudaEventDestroy(start);
+            cudaEventDestroy(stop);
+            const double us = 1000.0 * ms / kRuns;
+            const double gbps = bytes / (us * 1e-6) / 1e9;
+            std::printf("[ pixel    ] %-10s %-26s %9.1f us  %7.1f GB/s\n", oc.name.c_str(), c.name.c_str(), us, gbps);
+            ::testing::Test::RecordProperty(oc.name + "_" + c.name + "_GBps", std::to_string(gbps));
+            EXPECT_EQ(tl::compare_images(dst.download().view(), e.ref.view(), 1.0).pixels_over, 0);
+        }
+    }
+}
+
 // ---- refusals -----------------------------------------------------------------------------------
 
 class PixelOpsRefusal : public ::testing::Test {
