@@ -17,16 +17,34 @@ namespace tl::cuda::dev {
 struct PixelRGBA8 {
     using Storage = std::uint32_t;
     static constexpr PixelFormat format = PixelFormat::RGBA8;
+    // Byte -> float without the quarter-rate I2F: placing the byte in the mantissa of 2^23 and
+    // subtracting 2^23 gives float(byte) exactly (one PRMT + one FADD), then the same * (1/255)
+    // as the reference, so the result is bit-identical to float(byte) * (1/255).
+    __device__ __forceinline__ static float byte_to_float(Storage v, unsigned selector) {
+        return __uint_as_float(__byte_perm(v, 0x4B000000u, selector)) - 8388608.0f;
+    }
+    // Channel values in storage units (0..255 here, exact in float): sums of them are exact.
+    static constexpr float raw_scale = 1.0f / 255.0f;
+    __device__ __forceinline__ static float4 to_raw(Storage v) {
+        return make_float4(byte_to_float(v, 0x7540u), byte_to_float(v, 0x7541u), byte_to_float(v, 0x7542u),
+                           byte_to_float(v, 0x7543u));
+    }
     __device__ __forceinline__ static float4 to_float(Storage v) {
         constexpr float s = 1.0f / 255.0f;
-        return make_float4(float(v & 0xffu) * s, float((v >> 8) & 0xffu) * s, float((v >> 16) & 0xffu) * s,
-                           float(v >> 24) * s);
+        return make_float4(byte_to_float(v, 0x7540u) * s, byte_to_float(v, 0x7541u) * s,
+                           byte_to_float(v, 0x7542u) * s, byte_to_float(v, 0x7543u) * s);
     }
-    __device__ __forceinline__ static std::uint32_t q(float v) {
-        return static_cast<std::uint32_t>(__saturatef(v) * 255.0f + 0.5f);
+    // floor(t) for t = sat(v) * 255 + 0.5 in [0.5, 255.5]: adding 2^23 rounding down leaves
+    // floor(t) in the low mantissa bits, the same value as the reference's truncating cast
+    // without the quarter-rate F2I.
+    __device__ __forceinline__ static std::uint32_t q_bits(float v) {
+        return __float_as_uint(__fadd_rd(__saturatef(v) * 255.0f + 0.5f, 8388608.0f));
     }
+    __device__ __forceinline__ static std::uint32_t q(float v) { return q_bits(v) & 0xffu; }
     __device__ __forceinline__ static Storage from_float(float4 c) {
-        return q(c.x) | (q(c.y) << 8) | (q(c.z) << 16) | (q(c.w) << 24);
+        const std::uint32_t lo = __byte_perm(q_bits(c.x), q_bits(c.y), 0x0040u);  // R, G in bytes 0, 1
+        const std::uint32_t hi = __byte_perm(q_bits(c.z), q_bits(c.w), 0x0040u);  // B, A in bytes 0, 1
+        return __byte_perm(lo, hi, 0x5410u);
     }
     __device__ __forceinline__ static Storage zero() { return 0u; }
 };
@@ -34,6 +52,8 @@ struct PixelRGBA8 {
 struct PixelRGBA32F {
     using Storage = float4;
     static constexpr PixelFormat format = PixelFormat::RGBA32F;
+    static constexpr float raw_scale = 1.0f;
+    __device__ __forceinline__ static float4 to_raw(Storage v) { return v; }
     __device__ __forceinline__ static float4 to_float(Storage v) { return v; }
     __device__ __forceinline__ static Storage from_float(float4 c) { return c; }
     __device__ __forceinline__ static Storage zero() { return make_float4(0.f, 0.f, 0.f, 0.f); }

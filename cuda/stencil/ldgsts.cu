@@ -39,10 +39,8 @@ __device__ __forceinline__ void issue_tile(typename Pixel::Storage* buf, const T
         const int ax0 = x0 - s.r - s.ox;  // multiple of PPC
         const int chunks = (s.ox + s.tw + 2 * s.r + PPC - 1) / PPC;
         const int rows = s.th + 2 * s.r;
-        const int nthreads = blockDim.x * blockDim.y;
-        const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-        for (int i = tid; i < rows * chunks; i += nthreads) {
-            const int ly = i / chunks, c = i - ly * chunks;
+        for (int ly = threadIdx.y; ly < rows; ly += blockDim.y)
+        for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
             const int gx = ax0 + c * PPC, gy = y0 - s.r + ly;
             if (gy < 0 || gy >= h || gx < 0 || gx + PPC > w) continue;
             __pipeline_memcpy_async(buf + ly * s.stride + c * PPC, row_ptr<Pixel>(src, src_pitch, gy) + gx, 16);
@@ -62,10 +60,8 @@ __device__ __forceinline__ void fix_up(typename Pixel::Storage* buf, const TileS
     const int rows = s.th + 2 * s.r;
     if (ax0 >= 0 && ax0 + chunks * PPC <= w && y0 - s.r >= 0 && y0 - s.r + rows <= h) return;  // all copied
     const int span = s.tw + 2 * s.r;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int i = tid; i < rows * span; i += nthreads) {
-        const int ly = i / span, lx = i - ly * span;
+    for (int ly = threadIdx.y; ly < rows; ly += blockDim.y)
+    for (int lx = threadIdx.x; lx < span; lx += blockDim.x) {
         const int gy = y0 - s.r + ly;
         const int cgx = ax0 + (s.ox + lx) / PPC * PPC;
         if (gy >= 0 && gy < h && cgx >= 0 && cgx + PPC <= w) continue;  // copied by LDGSTS

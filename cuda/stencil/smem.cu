@@ -19,11 +19,9 @@ __global__ void __launch_bounds__(256) stencil_smem_kernel(Filter f, TileShape s
     const int in_rows = s.th + 2 * s.r, span = s.tw + 2 * s.r;
     float4* strip = reinterpret_cast<float4*>(reinterpret_cast<char*>(smem_raw) + strip_offset(s, 1, sizeof(Storage)));
     const int x0 = blockIdx.x * s.tw, y0 = blockIdx.y * s.th;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     // Cooperative copy; consecutive threads take consecutive pixels of a row (coalesced).
-    for (int i = tid; i < in_rows * span; i += nthreads) {
-        const int ly = i / span, lx = i - ly * span;
+    for (int ly = threadIdx.y; ly < in_rows; ly += blockDim.y)
+    for (int lx = threadIdx.x; lx < span; lx += blockDim.x) {
         in[ly * s.stride + lx] = load_bordered<Pixel>(src, src_pitch, w, h, x0 - s.r + lx, y0 - s.r + ly, border);
     }
     __syncthreads();

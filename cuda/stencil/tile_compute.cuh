@@ -5,6 +5,8 @@
 
 #include "filters.cuh"
 
+#include <type_traits>
+
 namespace tl::cuda::dev {
 
 // Geometry of one tile in shared memory, in pixels:
@@ -30,6 +32,12 @@ __device__ __forceinline__ float final_scale(const BoxFilter& b) {
     return 1.0f / (n * n);
 }
 __device__ __forceinline__ float final_scale(const GaussianFilter&) { return 1.0f; }
+// Filters whose radius is the compile-time constant 1 (Sobel, Laplacian, Sharpen, Emboss).
+template <class Filter, class = void> struct Radius1 : std::false_type {};
+template <class Filter>
+struct Radius1<Filter, std::enable_if_t<std::is_pointer_v<decltype(&Filter::radius)>>>  // static member only
+    : std::bool_constant<Filter::radius == 1> {};
+
 // Halo width of a filter functor (host and device).
 __host__ __device__ inline int functor_radius(const BoxFilter& f) { return f.radius; }
 __host__ __device__ inline int functor_radius(const GaussianFilter& f) { return f.radius; }
@@ -55,26 +63,68 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                                              const TileShape& s, int x0, int y0, void* dst, std::size_t dst_pitch,
                                              int w, int h) {
     using Storage = typename Pixel::Storage;
-    const int nthreads = blockDim.x * blockDim.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int r = s.r;
-    if constexpr (Separable<Filter>::value) {
+    if constexpr (std::is_same_v<Filter, BoxFilter>) {
+        // Box: running sums in storage units (exact for RGBA8: integers below 2^24).
+        // Vertical: one thread per input column slides a (2r+1)-row sum down the whole tile,
+        // keeping it in registers across strips. Horizontal: each thread slides a (2r+1)-wide sum
+        // over 4 neighbouring outputs of a strip row. Cost per output: ~2 + (2r+4)/4 taps
+        // instead of (2r+1)^2.
         const int span = s.tw + 2 * r;
-        const float scale = final_scale(f);
+        const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+        const int nthreads = blockDim.x * blockDim.y;
+        const float n = float(2 * r + 1);
+        const float scale = Pixel::raw_scale / (n * n);
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        const Storage* col = in + s.ox + tid;
+        if (tid < span)
+            for (int k = 0; k < 2 * r; ++k) acc = acc + Pixel::to_raw(col[k * s.stride]);
+        const int segs = s.tw / 4;
+        for (int cy = 0; cy < s.th; cy += s.strip_rows) {
+            const int rows = min(s.strip_rows, s.th - cy);
+            if (tid < span)  // span <= 64 + 2 * 32 < threads: plan_tile never makes tiles wider than 64
+                for (int j = 0; j < rows; ++j) {
+                    acc = acc + Pixel::to_raw(col[(cy + j + 2 * r) * s.stride]);
+                    strip[j * span + tid] = acc;
+                    acc = acc - Pixel::to_raw(col[(cy + j) * s.stride]);
+                }
+            __syncthreads();
+            for (int i = tid; i < rows * segs; i += nthreads) {
+                const int j = i / segs, lx0 = (i - j * segs) * 4;
+                const int y = y0 + cy + j;
+                if (y >= h) continue;
+                const float4* row = strip + j * span + lx0;
+                float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+                for (int k = 0; k <= 2 * r; ++k) sum = sum + row[k];
+                const Storage* centre = in + (cy + j + r) * s.stride + s.ox + lx0 + r;
+                auto* out = row_ptr<Pixel>(dst, dst_pitch, y);
+                for (int q = 0; q < 4; ++q) {
+                    const int x = x0 + lx0 + q;
+                    if (q > 0) sum = sum + row[q + 2 * r] - row[q - 1];
+                    if (x < w) out[x] = Pixel::from_float(with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
+                }
+            }
+            __syncthreads();
+        }
+    } else if constexpr (Separable<Filter>::value) {
+        const int span = s.tw + 2 * r;
+        const float scale = final_scale(f) * Pixel::raw_scale;
         for (int cy = 0; cy < s.th; cy += s.strip_rows) {
             const int rows = min(s.strip_rows, s.th - cy);
             // Vertical pass: strip[j][c] = sum_k w[k] * in[cy + j + k][c]   (rows, tw + 2r) float4
-            for (int i = tid; i < rows * span; i += nthreads) {
-                const int j = i / span, c = i - j * span;
+            // 2D thread walk (no per-pixel division): x across the warp, rows across warps.
+            for (int j = threadIdx.y; j < rows; j += blockDim.y)
+            for (int c = threadIdx.x; c < span; c += blockDim.x) {
                 const Storage* col = in + (cy + j) * s.stride + s.ox + c;
                 float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, tap_weight(f, k), Pixel::to_float(col[k * s.stride]));
+                // Storage units (no per-tap 1/255); the scale is applied once per output.
+                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, tap_weight(f, k), Pixel::to_raw(col[k * s.stride]));
                 strip[j * span + c] = acc;
             }
             __syncthreads();
             // Horizontal pass over the strip, alpha from the centre input pixel.
-            for (int i = tid; i < rows * s.tw; i += nthreads) {
-                const int j = i / s.tw, lx = i - j * s.tw;
+            for (int j = threadIdx.y; j < rows; j += blockDim.y)
+            for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
                 const int x = x0 + lx, y = y0 + cy + j;
                 if (x >= w || y >= h) continue;
                 const float4* row = strip + j * span + lx;
@@ -85,9 +135,37 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             }
             __syncthreads();
         }
+    } else if constexpr (Radius1<Filter>::value) {
+        // 3x3 filters: each thread walks down a column of rows_per_thread outputs keeping a 3x3
+        // window of unpacked pixels in registers, so each step reads and unpacks one new row of
+        // 3 pixels instead of all 9. (3, 3) float4 registers.
+        const int rows_per_thread = (s.th + blockDim.y - 1) / blockDim.y;
+        const int ly0 = threadIdx.y * rows_per_thread;
+        const int ly1 = min(s.th, ly0 + rows_per_thread);
+        for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
+            const int x = x0 + lx;
+            if (x >= w || ly0 >= ly1) continue;
+            // in row ly + 1 is output row ly's centre (r = 1).
+            const Storage* p = in + ly0 * s.stride + s.ox + lx;
+            float4 win[3][3];
+            for (int k = 0; k < 2; ++k)
+                for (int dx = 0; dx < 3; ++dx) win[k + 1][dx] = Pixel::to_float(p[k * s.stride + dx]);
+            for (int ly = ly0; ly < ly1; ++ly) {
+                const int y = y0 + ly;
+                for (int dx = 0; dx < 3; ++dx) {
+                    win[0][dx] = win[1][dx];
+                    win[1][dx] = win[2][dx];
+                    win[2][dx] = Pixel::to_float(p[(ly - ly0 + 2) * s.stride + dx]);
+                }
+                if (y >= h) break;
+                auto window = [&win](int dx, int dy) { return win[dy + 1][dx + 1]; };
+                row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(f(window));
+            }
+        }
+        __syncthreads();
     } else {
-        for (int i = tid; i < s.tw * s.th; i += nthreads) {
-            const int ly = i / s.tw, lx = i - ly * s.tw;
+        for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
+        for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
             const int x = x0 + lx, y = y0 + ly;
             if (x >= w || y >= h) continue;
             const Storage* centre = in + (ly + r) * s.stride + s.ox + lx + r;

@@ -126,14 +126,20 @@ TEST_F(BadInput, StagesOutOfRangeAreRefused) {
 }
 
 TEST_F(BadInput, KernelErrorNamesTheKernelAndProcessStaysUsable) {
-    // An invalid stream handle makes the launch itself fail (not a sticky error): the reason must
-    // name the kernel, and the next launch on a good stream must work.
-    cudaStream_t s = nullptr;
-    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
-    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);  // s now dangles
-    const auto bad = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, src(), dst(), s);
-    if (bad.ok) GTEST_SKIP() << "this driver accepted a destroyed stream; cannot provoke a launch error this way";
-    EXPECT_NE(bad.reason.find("stencil_global_kernel"), std::string::npos) << bad.reason;
+    // While a blocking stream is being captured in global mode, a launch into the legacy default
+    // stream is refused by the runtime (cudaErrorStreamCaptureImplicit): a real launch error that
+    // is not sticky. The reason must name the kernel, and the next launch must work.
+    cudaStream_t capturing = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&capturing), cudaSuccess);
+    ASSERT_EQ(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal), cudaSuccess);
+    const auto bad = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, src(), dst(), nullptr);
+    cudaGraph_t graph = nullptr;
+    (void)cudaStreamEndCapture(capturing, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    cudaStreamDestroy(capturing);
+    EXPECT_FALSE(bad.ok);
+    EXPECT_NE(bad.reason.find("kernel stencil_global_kernel"), std::string::npos) << bad.reason;
     const auto good = tl::cuda::launch(box(), tl::Border::Clamp, Mechanism::Global, policy_, src(), dst(), nullptr);
     EXPECT_TRUE(good.ok) << good.reason;
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
