@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
                "  tilelab --filter gaussian --sigma 3 --view split\n"
                "  tilelab --headless --frames 30 --screenshot out.png --generate zone-plate --view diff\n"
                "  tilelab apply --help    tilelab check --help    tilelab bench --help");
+    cli.set_version_flag("--version", std::string("tilelab ") + TILELAB_VERSION);
     tl::CommandLine command_line(cli);
     tl::cmd::Commands commands(cli);
     try {
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return cli.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return cli.exit(e);
     } catch (const CLI::ExtrasError& e) {
         cli.exit(e);

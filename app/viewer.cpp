@@ -239,8 +239,10 @@ void Viewer::layout_viewport(VkExtent2D extent) {
     // Controls on the left, measurements on the right, the image in the middle (largest part).
     const float scale = app_ ? app_->options().ui_scale : 1.0f;
     const float w = static_cast<float>(extent.width);
-    sidebar_width_ = std::floor(std::min(430.0f * scale, w * 0.32f));
-    right_width_ = std::floor(std::min(400.0f * scale, w * 0.28f));
+    // Narrow windows get one sidebar holding every panel, so the image keeps most of the width.
+    const bool two_columns = w >= 1150.0f * scale;
+    sidebar_width_ = std::floor(std::min(430.0f * scale, w * (two_columns ? 0.32f : 0.42f)));
+    right_width_ = two_columns ? std::floor(std::min(400.0f * scale, w * 0.28f)) : 0.0f;
     const auto x = static_cast<std::uint32_t>(sidebar_width_);
     const auto used = x + static_cast<std::uint32_t>(right_width_);
     view_.rect = {{static_cast<std::int32_t>(x), 0}, {extent.width > used ? extent.width - used : 0u, extent.height}};
@@ -266,16 +268,7 @@ void Viewer::on_ui() {
     const ImGuiWindowFlags sidebar_flags =
         ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings;
     const std::string title = "tilelab  |  " + std::string(app_->context().properties().deviceName) + "###sidebar";
-    if (ImGui::Begin(title.c_str(), nullptr, sidebar_flags)) {
-        if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
-        if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) ui::filter_panel(filter_state_, actions);
-        if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ui::view_panel(view_);
-    }
-    ImGui::End();
-
-    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - right_width_, 0));
-    ImGui::SetNextWindowSize(ImVec2(right_width_, io.DisplaySize.y));
-    if (ImGui::Begin("Performance###performance", nullptr, sidebar_flags)) {
+    auto performance_panels = [&] {
         if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) {
             ui::StatsInput in;
             in.frame_ms = app_->frame_ms();
@@ -289,8 +282,21 @@ void Viewer::on_ui() {
             ui::stats_panel(in);
         }
         if (ImGui::CollapsingHeader("Mechanism", ImGuiTreeNodeFlags_DefaultOpen)) ui::mechanism_panel(filter_state_, actions);
+    };
+    if (ImGui::Begin(title.c_str(), nullptr, sidebar_flags)) {
+        if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
+        if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) ui::filter_panel(filter_state_, actions);
+        if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ui::view_panel(view_);
+        if (right_width_ <= 0.0f) performance_panels();
     }
     ImGui::End();
+
+    if (right_width_ > 0.0f) {
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - right_width_, 0));
+        ImGui::SetNextWindowSize(ImVec2(right_width_, io.DisplaySize.y));
+        if (ImGui::Begin("Performance###performance", nullptr, sidebar_flags)) performance_panels();
+        ImGui::End();
+    }
     viewport_window();
 
     if (actions.load_path) {
