@@ -310,6 +310,15 @@ void Viewer::on_ui() {
     }
     if (actions.generate) generate();
     if (actions.filter_changed) filter_dirty_ = true;
+
+    // Presenter keys (when no text field has focus). ImGui 1.86 indexes keys by the GLFW key code,
+    // which for digits and letters is the ASCII code.
+    if (!io.WantTextInput) {
+        for (int i = 0; i < 4; ++i)
+            if (ImGui::IsKeyPressed('1' + i, false)) view_.mode = static_cast<vk::ViewMode>(i);
+        if (ImGui::IsKeyPressed('F', false)) view_.fit_requested = true;
+        if (ImGui::IsKeyPressed('0', false)) view_.zoom = 1.0f;
+    }
     if (view_.fit_requested) fit_view();
 }
 

@@ -294,6 +294,7 @@ void view_panel(ViewState& s) {
     if (ImGui::Button("1:1", ImVec2(half, 0))) s.zoom = 1.0f;
     ImGui::Checkbox("Pixel grid when zoomed in", &s.pixel_grid);
     ImGui::TextDisabled("wheel: zoom   drag: pan   hover: inspect");
+    ImGui::TextDisabled("keys: 1-4 view   F fit   0 actual size");
 }
 
 void stats_panel(const StatsInput& in) {
