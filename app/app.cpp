@@ -224,6 +224,13 @@ VkExtent2D App::extent() const {
     return impl_->swapchain ? impl_->swapchain->extent() : impl_->offscreen->extent();
 }
 
+std::vector<float> App::frame_history() const {
+    if (history_.size() < kHistory) return history_;
+    std::vector<float> out(history_.begin() + static_cast<std::ptrdiff_t>(history_next_), history_.end());
+    out.insert(out.end(), history_.begin(), history_.begin() + static_cast<std::ptrdiff_t>(history_next_));
+    return out;
+}
+
 void App::wait_idle() const { VK_CHECK(vkDeviceWaitIdle(ctx_.device())); }
 
 std::string App::present_mode() const {
@@ -382,6 +389,9 @@ int App::run() {
         const double ms = std::chrono::duration<double, std::milli>(now - last).count();
         last = now;
         frame_ms_ = frame_ms_ == 0.0 ? ms : frame_ms_ * 0.9 + ms * 0.1;
+        if (history_.size() < kHistory) history_.push_back(static_cast<float>(ms));
+        else history_[history_next_] = static_cast<float>(ms);
+        history_next_ = (history_next_ + 1) % kHistory;
         if (last_frame) {
             finished_count = true;
             break;

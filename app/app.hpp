@@ -86,6 +86,9 @@ public:
     void wait_idle() const;
     // Smoothed CPU frame time and the latest GPU pass timings.
     double frame_ms() const { return frame_ms_; }
+    // The last frame times (CPU, ms), oldest first; at most kHistory.
+    static constexpr std::size_t kHistory = 180;
+    std::vector<float> frame_history() const;
     const vk::GpuTimers& timers() const { return *timers_; }
     std::string present_mode() const;
     std::uint64_t frame_number() const { return frame_number_; }
@@ -106,6 +109,8 @@ private:
     std::unique_ptr<vk::GpuTimers> timers_;
     std::vector<std::shared_ptr<Element>> elements_;
     double frame_ms_ = 0.0;
+    std::vector<float> history_;   // ring buffer of frame times
+    std::size_t history_next_ = 0;
     std::uint64_t frame_number_ = 0;
     bool close_requested_ = false;
     bool imgui_ready_ = false;

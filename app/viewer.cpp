@@ -272,6 +272,7 @@ void Viewer::on_ui() {
         if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) {
             ui::StatsInput in;
             in.frame_ms = app_->frame_ms();
+            in.frame_history = app_->frame_history();
             in.gpu = &app_->timers().latest();
             in.gpu_timers_supported = app_->timers().supported();
             in.device = app_->context().device_description();

@@ -301,6 +301,11 @@ void stats_panel(const StatsInput& in) {
     ImGui::PushFont(mono_font());
     ImGui::Text("Frame (CPU)          %7.2f ms", in.frame_ms);
     ImGui::Text("                     %7.1f fps", in.frame_ms > 0.0 ? 1000.0 / in.frame_ms : 0.0);
+    if (in.frame_history.size() > 1) {
+        const float peak = *std::max_element(in.frame_history.begin(), in.frame_history.end());
+        ImGui::PlotLines("##frametimes", in.frame_history.data(), static_cast<int>(in.frame_history.size()), 0, nullptr, 0.0f,
+                         peak * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 3.0f));
+    }
     if (!in.gpu_timers_supported) {
         ImGui::PopFont();
         ImGui::TextDisabled("GPU timestamps are not supported on this queue");

@@ -15,6 +15,7 @@ namespace tl::ui {
 
 struct StatsInput {
     double frame_ms = 0.0;
+    std::vector<float> frame_history;  // ms, oldest first
     const std::vector<vk::GpuTimers::Timing>* gpu = nullptr;
     bool gpu_timers_supported = false;
     std::string device;
