@@ -69,12 +69,15 @@ __global__ void __launch_bounds__(256) stencil_tma_kernel(const __grid_constant_
             fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
             __syncthreads();
         }
-        compute_any<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, staging, vbuf, [] { __syncthreads(); });
-        if (staging) {
+        // Right-edge tiles of images whose rows end mid 16-byte chunk skip the TMA store (see
+        // dst_rows_aligned); uniform per CTA.
+        Storage* stg = (staging && (g.dst_rows_aligned || x0 + g.tile_w <= g.width)) ? staging : nullptr;
+        compute_any<Filter, Pixel>(filter, box, g, x0, y0, tid, nthreads, stg, vbuf, [] { __syncthreads(); });
+        if (stg) {
             fence_proxy_async_smem();  // each writer orders its staging writes before the TMA store
             __syncthreads();
             if (tid == 0) {
-                tma_store_2d(&dst_map, x0 * epp, y0, staging);
+                tma_store_2d(&dst_map, x0 * epp, y0, stg);
                 bulk_commit();
                 bulk_wait_read();  // staging is rewritten by the next tile
             }
@@ -109,10 +112,9 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
                             " pixels for " + std::string(to_string(a.src.format)) + ")");
     const int tile_h = a.policy.tile_h;
     const int stages = a.policy.stages;
-    const std::size_t staging = a.policy.tma_store ? std::size_t(tile_w) * std::size_t(tile_h) * bytes_per_pixel(a.dst.format) : 0;
     const std::size_t strip = separable ? separable_strip_bytes(tile_w, radius) : 0;
     TmaSetup s;
-    if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, staging + strip, dev, &s); !r) return r;
+    if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, strip, dev, &s); !r) return r;
 
     auto kernel = stencil_tma_kernel<Filter, Pixel>;
     const int smem = static_cast<int>(s.plan.shared_bytes);

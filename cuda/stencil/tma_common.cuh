@@ -10,6 +10,7 @@
 #include <cuda.h>          // CUtensorMap and its enums only: libcuda is never linked
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -34,6 +35,7 @@ struct TileGeom {
     std::size_t dst_pitch;
     bool vec_store;             // dst base and pitch allow 16-byte stores
     bool tma_store;             // write the output tile with cp.async.bulk.tensor (tma only)
+    bool dst_rows_aligned;      // dst row bytes are a multiple of 16 (TMA store safe at the right edge)
 };
 
 // The capability check shared by the three launchers: a readable refusal on older GPUs.
@@ -98,8 +100,10 @@ struct TmaSetup {
     CUtensorMap src_map{};
     CUtensorMap dst_map{};
 };
+// When the ring does not fit in shared memory (large radii, deep pipelines), tile_h is halved
+// (down to 8 rows) before giving up, so a policy tuned for small filters still runs large ones.
 inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w, int tile_h, int stages, bool tma_store,
-                          std::size_t extra_shared, const HopperDevice& dev, TmaSetup* s) {
+                          std::size_t strip_bytes, const HopperDevice& dev, TmaSetup* s) {
     const int radius = filter_radius(a.params);
     TmaPlanRequest req;
     req.width = a.src.width;
@@ -111,10 +115,17 @@ inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w
     req.tile_w = tile_w;
     req.tile_h = tile_h;
     req.stages = stages;
-    req.extra_shared = extra_shared;
     req.shared_limit = dev.smem_optin;
-    s->plan = plan_tma_tiles(req);
+    const std::size_t bpp_out = bytes_per_pixel(a.dst.format);
+    for (;;) {
+        // The TMA-store staging tile (tile_w x tile_h outputs) sits behind the ring.
+        req.extra_shared = strip_bytes + (tma_store ? std::size_t(tile_w) * std::size_t(req.tile_h) * bpp_out : 0);
+        s->plan = plan_tma_tiles(req);
+        if (s->plan.ok || s->plan.shared_bytes <= req.shared_limit || req.tile_h <= 8) break;
+        req.tile_h = std::max(8, req.tile_h / 2);
+    }
     if (!s->plan.ok) return Result::fail(std::string(mechanism) + ": " + s->plan.reason);
+    tile_h = req.tile_h;
     if (Result r = encode_tensor_map(&s->src_map, s->plan.box, a.src.format, a.src.data, mechanism); !r) return r;
     const std::size_t bpp = bytes_per_pixel(a.dst.format);
     if (tma_store) {
@@ -145,6 +156,10 @@ inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w
     g.dst_pitch = a.dst.pitch;
     g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0 && bpp > 0;
     g.tma_store = tma_store;
+    // TMA stores were seen (H100, test_tma_mechanisms) to write whole 16-byte chunks: a row whose
+    // byte length is not a multiple of 16 got up to 12 bytes past its end overwritten. Tiles
+    // that reach the right edge of such an image are stored with ordinary stores instead.
+    g.dst_rows_aligned = (std::size_t(a.dst.width) * bpp) % 16 == 0;
     return Result::success();
 }
 
@@ -439,9 +454,13 @@ template <> struct IsSeparable<tl::cuda::dev::GaussianFilter> { static constexpr
 inline constexpr int kStripRows = 16;
 inline constexpr int kRun = 8;
 
+// float4 elements between strip rows: tile_w + 2R rounded up to odd, so the 8 threads of a
+// quarter-warp reading one column of 8 different rows (16-byte loads) hit 8 distinct bank groups.
+__host__ __device__ inline int strip_stride(int tile_w, int radius) { return (tile_w + 2 * radius) | 1; }
+
 // Bytes of the float4 strip buffer for a tile of this width and radius.
 inline std::size_t separable_strip_bytes(int tile_w, int radius) {
-    return std::size_t(kStripRows) * std::size_t(tile_w + 2 * radius) * 16;
+    return std::size_t(kStripRows) * std::size_t(strip_stride(tile_w, radius)) * 16;
 }
 
 __device__ __forceinline__ float4 f4_add(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, 0.f); }
@@ -502,25 +521,30 @@ __device__ __forceinline__ void compute_tile_separable(const Filter& f, const ty
     using Storage = typename Pixel::Storage;
     const int R = g.radius;
     const int span = g.tile_w + 2 * R;
+    const int vstride = strip_stride(g.tile_w, R);
     const int runs_x = g.tile_w / kRun;  // tile_w is a multiple of kRun on this path
+    // Short vertical runs for small radii keep every thread busy; long ones for large radii make
+    // the running sum pay its 2R-tap start-up less often.
+    const int vrun = R <= 4 ? 4 : kStripRows;
     for (int sy = 0; sy < g.tile_h; sy += kStripRows) {
         const int rows = min(kStripRows, g.tile_h - sy);
         if (y0 + sy >= g.height && !staging) break;  // uniform: the rest of the tile is below the image
-        const int vruns = (rows + kRun - 1) / kRun;
+        const int vruns = (rows + vrun - 1) / vrun;
         for (int item = tid; item < span * vruns; item += nthreads) {
             const int vr = item / span, c = item - vr * span;
-            const int j0 = vr * kRun;
+            const int j0 = vr * vrun;
             vertical_run<Pixel>(f, tile + (sy + j0) * g.box_stride + c + g.halo_left - R, g.box_stride,
-                                min(kRun, rows - j0), R,
-                                vbuf + j0 * span + c, span);
+                                min(vrun, rows - j0), R, vbuf + j0 * vstride + c, vstride);
         }
         sync();
+        // Consecutive threads take consecutive rows of one run (bank-conflict free, see strip_stride).
         for (int item = tid; item < rows * runs_x; item += nthreads) {
-            const int j = item / runs_x, lx = (item - j * runs_x) * kRun;
+            const int run = item / rows, j = item - run * rows;
+            const int lx = run * kRun;
             const int y = y0 + sy + j;
             if (!staging && (y >= g.height || x0 + lx >= g.width)) continue;
             float4 acc[kRun];
-            horizontal_run(f, vbuf + j * span + lx, R, acc);
+            horizontal_run(f, vbuf + j * vstride + lx, R, acc);
             const Storage* centre = tile + (sy + j + R) * g.box_stride + lx + g.halo_left;
 #pragma unroll
             for (int h = 0; h < kRun; h += 4) {
