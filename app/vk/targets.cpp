@@ -29,13 +29,23 @@ VkRenderPass create_color_render_pass(VkDevice device, VkFormat format, VkImageL
     dep.dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
     dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;  // previous frame's writes (offscreen reuse)
     dep.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    // Screenshots copy the image right after the pass: make the writes and the final layout
+    // transition visible to transfer reads (the implicit end dependency does not cover them).
+    VkSubpassDependency out_dep{};
+    out_dep.srcSubpass = 0;
+    out_dep.dstSubpass = VK_SUBPASS_EXTERNAL;
+    out_dep.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    out_dep.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    out_dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+    out_dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    const VkSubpassDependency deps[] = {dep, out_dep};
     VkRenderPassCreateInfo ci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
     ci.attachmentCount = 1;
     ci.pAttachments = &color;
     ci.subpassCount = 1;
     ci.pSubpasses = &subpass;
-    ci.dependencyCount = 1;
-    ci.pDependencies = &dep;
+    ci.dependencyCount = 2;
+    ci.pDependencies = deps;
     VkRenderPass rp = VK_NULL_HANDLE;
     VK_CHECK(vkCreateRenderPass(device, &ci, nullptr, &rp));
     return rp;
