@@ -171,6 +171,15 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                         }
                         cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream);
                         auto res = cuda::launch(cs.params, border, m, config.policy, dsrc, ddst, stream);
+                        if (!res && res.reason.rfind("kernel ", 0) != 0) {
+                            // Refused before launching (a limit of this mechanism that can_run
+                            // does not know, e.g. a TMA box too small for the radius): not a
+                            // wrong result, but say that can_run promised otherwise.
+                            row.status = CheckStatus::Unavailable;
+                            row.detail = "refused at launch although can_run agreed: " + res.reason;
+                            emit(row);
+                            continue;
+                        }
                         std::string e2 = res ? std::string{} : res.reason;
                         if (e2.empty()) e2 = cuda_error_text("cudaStreamSynchronize", cudaStreamSynchronize(stream));
                         if (e2.empty())

@@ -55,6 +55,38 @@ inline std::size_t strip_bytes(const TileShape& s) {
     return static_cast<std::size_t>(s.strip_rows) * static_cast<std::size_t>(s.tw + 2 * s.r) * sizeof(float4);
 }
 
+// 3x3 stencils: each thread walks down a column of rows_per_thread outputs keeping a 3x3 window
+// of unpacked pixels in registers, so each step reads and unpacks one new row of 3 pixels
+// instead of all 9. (3, 3) float4 registers. op(window) -> float4, window(dx, dy).
+template <class Pixel, class Op>
+__device__ __forceinline__ void walk3x3(const Op& op, const typename Pixel::Storage* in, const TileShape& s, int x0,
+                                        int y0, void* dst, std::size_t dst_pitch, int w, int h) {
+    using Storage = typename Pixel::Storage;
+    const int rows_per_thread = (s.th + blockDim.y - 1) / blockDim.y;
+    const int ly0 = threadIdx.y * rows_per_thread;
+    const int ly1 = min(s.th, ly0 + rows_per_thread);
+    for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
+        const int x = x0 + lx;
+        if (x >= w || ly0 >= ly1) continue;
+        const Storage* p = in + ly0 * s.stride + s.ox + lx;  // input row ly + 1 is output row ly's centre
+        float4 win[3][3];
+        for (int k = 0; k < 2; ++k)
+            for (int dx = 0; dx < 3; ++dx) win[k + 1][dx] = Pixel::to_float(p[k * s.stride + dx]);
+        for (int ly = ly0; ly < ly1; ++ly) {
+            const int y = y0 + ly;
+            for (int dx = 0; dx < 3; ++dx) {
+                win[0][dx] = win[1][dx];
+                win[1][dx] = win[2][dx];
+                win[2][dx] = Pixel::to_float(p[(ly - ly0 + 2) * s.stride + dx]);
+            }
+            if (y >= h) break;
+            auto window = [&win](int dx, int dy) { return win[dy + 1][dx + 1]; };
+            row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(op(window));
+        }
+    }
+    __syncthreads();
+}
+
 // Writes output pixels (x0 + lx, y0 + ly) for the tile; every thread of the block takes part and
 // the caller has already made the input tile visible (__syncthreads). Ends with a barrier so
 // the caller may overwrite the input buffer afterwards.
@@ -66,28 +98,32 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
     const int r = s.r;
     if constexpr (std::is_same_v<Filter, BoxFilter>) {
         // Box: running sums in storage units (exact for RGBA8: integers below 2^24).
-        // Vertical: one thread per input column slides a (2r+1)-row sum down the whole tile,
-        // keeping it in registers across strips. Horizontal: each thread slides a (2r+1)-wide sum
-        // over 4 neighbouring outputs of a strip row. Cost per output: ~2 + (2r+4)/4 taps
-        // instead of (2r+1)^2.
+        // Vertical: each thread owns 8 rows of one input column of the strip: one (2r+1)-row
+        // sum, then slides it (add the row entering, drop the row leaving). Horizontal: each
+        // thread slides a (2r+1)-wide sum over 4 neighbouring outputs. Cost per output is
+        // about (2r + 15) / 8 + (2r + 7) / 4 taps instead of (2r+1)^2.
         const int span = s.tw + 2 * r;
         const int tid = threadIdx.y * blockDim.x + threadIdx.x;
         const int nthreads = blockDim.x * blockDim.y;
         const float n = float(2 * r + 1);
         const float scale = Pixel::raw_scale / (n * n);
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        const Storage* col = in + s.ox + tid;
-        if (tid < span)
-            for (int k = 0; k < 2 * r; ++k) acc = acc + Pixel::to_raw(col[k * s.stride]);
         const int segs = s.tw / 4;
+        constexpr int kRowsPerThread = 8;
         for (int cy = 0; cy < s.th; cy += s.strip_rows) {
             const int rows = min(s.strip_rows, s.th - cy);
-            if (tid < span)  // span <= 64 + 2 * 32 < threads: plan_tile never makes tiles wider than 64
-                for (int j = 0; j < rows; ++j) {
-                    acc = acc + Pixel::to_raw(col[(cy + j + 2 * r) * s.stride]);
-                    strip[j * span + tid] = acc;
-                    acc = acc - Pixel::to_raw(col[(cy + j) * s.stride]);
+            const int row_segs = (rows + kRowsPerThread - 1) / kRowsPerThread;
+            for (int item = tid; item < span * row_segs; item += nthreads) {
+                const int sg = item / span, c = item - sg * span;
+                const int j0 = sg * kRowsPerThread, j1 = min(rows, j0 + kRowsPerThread);
+                const Storage* col = in + (cy + j0) * s.stride + s.ox + c;
+                float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+                for (int k = 0; k <= 2 * r; ++k) acc = acc + Pixel::to_raw(col[k * s.stride]);
+                strip[j0 * span + c] = acc;
+                for (int j = j0 + 1; j < j1; ++j) {
+                    acc = acc + Pixel::to_raw(col[(j - j0 + 2 * r) * s.stride]) - Pixel::to_raw(col[(j - j0 - 1) * s.stride]);
+                    strip[j * span + c] = acc;
                 }
+            }
             __syncthreads();
             for (int i = tid; i < rows * segs; i += nthreads) {
                 const int j = i / segs, lx0 = (i - j * segs) * 4;
@@ -97,17 +133,32 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
                 for (int k = 0; k <= 2 * r; ++k) sum = sum + row[k];
                 const Storage* centre = in + (cy + j + r) * s.stride + s.ox + lx0 + r;
-                auto* out = row_ptr<Pixel>(dst, dst_pitch, y);
+                auto* out = row_ptr<Pixel>(dst, dst_pitch, y) + x0 + lx0;
+                Storage res[4];
                 for (int q = 0; q < 4; ++q) {
-                    const int x = x0 + lx0 + q;
                     if (q > 0) sum = sum + row[q + 2 * r] - row[q - 1];
-                    if (x < w) out[x] = Pixel::from_float(with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
+                    res[q] = Pixel::from_float(with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
                 }
+                // Four RGBA8 pixels are one 16-byte store when they are all inside and aligned.
+                if constexpr (sizeof(Storage) == 4) {
+                    if (x0 + lx0 + 3 < w && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+                        *reinterpret_cast<uint4*>(out) = make_uint4(res[0], res[1], res[2], res[3]);
+                        continue;
+                    }
+                }
+                for (int q = 0; q < 4; ++q)
+                    if (x0 + lx0 + q < w) out[q] = res[q];
             }
             __syncthreads();
         }
     } else if constexpr (Separable<Filter>::value) {
         const int span = s.tw + 2 * r;
+        // Tap weights staged in shared memory: indexing the kernel-parameter copy with a runtime
+        // tap number would make the compiler copy the whole functor to local memory.
+        __shared__ float taps[61];
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k <= 2 * r; k += blockDim.x * blockDim.y)
+            taps[k] = tap_weight(f, k);
+        __syncthreads();
         const float scale = final_scale(f) * Pixel::raw_scale;
         for (int cy = 0; cy < s.th; cy += s.strip_rows) {
             const int rows = min(s.strip_rows, s.th - cy);
@@ -118,7 +169,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 const Storage* col = in + (cy + j) * s.stride + s.ox + c;
                 float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
                 // Storage units (no per-tap 1/255); the scale is applied once per output.
-                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, tap_weight(f, k), Pixel::to_raw(col[k * s.stride]));
+                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, taps[k], Pixel::to_raw(col[k * s.stride]));
                 strip[j * span + c] = acc;
             }
             __syncthreads();
@@ -129,40 +180,46 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 if (x >= w || y >= h) continue;
                 const float4* row = strip + j * span + lx;
                 float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, tap_weight(f, k), row[k]);
+                for (int k = 0; k <= 2 * r; ++k) fma_into(acc, taps[k], row[k]);
                 const float a = Pixel::to_float(in[(cy + j + r) * s.stride + s.ox + lx + r]).w;
                 row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(with_alpha(scale * acc, a));
             }
             __syncthreads();
         }
     } else if constexpr (Radius1<Filter>::value) {
-        // 3x3 filters: each thread walks down a column of rows_per_thread outputs keeping a 3x3
-        // window of unpacked pixels in registers, so each step reads and unpacks one new row of
-        // 3 pixels instead of all 9. (3, 3) float4 registers.
-        const int rows_per_thread = (s.th + blockDim.y - 1) / blockDim.y;
-        const int ly0 = threadIdx.y * rows_per_thread;
-        const int ly1 = min(s.th, ly0 + rows_per_thread);
-        for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
-            const int x = x0 + lx;
-            if (x >= w || ly0 >= ly1) continue;
-            // in row ly + 1 is output row ly's centre (r = 1).
-            const Storage* p = in + ly0 * s.stride + s.ox + lx;
-            float4 win[3][3];
-            for (int k = 0; k < 2; ++k)
-                for (int dx = 0; dx < 3; ++dx) win[k + 1][dx] = Pixel::to_float(p[k * s.stride + dx]);
-            for (int ly = ly0; ly < ly1; ++ly) {
-                const int y = y0 + ly;
-                for (int dx = 0; dx < 3; ++dx) {
-                    win[0][dx] = win[1][dx];
-                    win[1][dx] = win[2][dx];
-                    win[2][dx] = Pixel::to_float(p[(ly - ly0 + 2) * s.stride + dx]);
-                }
-                if (y >= h) break;
-                auto window = [&win](int dx, int dy) { return win[dy + 1][dx + 1]; };
-                row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(f(window));
+        walk3x3<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
+    } else if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
+        // The weights are indexed with compile-time constants (fully unrolled 3x3 or 5x5 loops),
+        // so they stay in the constant bank instead of being copied to local memory.
+        if (f.radius == 1) {
+            auto op = [&f](const auto& win) {
+                float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+                for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+                    for (int dx = -1; dx <= 1; ++dx) fma_into(acc, f.weights[(dy + 1) * 3 + dx + 1], win(dx, dy));
+                return make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias),
+                                   fmaf(f.scale, acc.z, f.bias), win(0, 0).w);
+            };
+            walk3x3<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
+        } else {
+            for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
+            for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
+                const int x = x0 + lx, y = y0 + ly;
+                if (x >= w || y >= h) continue;
+                const Storage* centre = in + (ly + 2) * s.stride + s.ox + lx + 2;
+                float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+                for (int dy = -2; dy <= 2; ++dy)
+#pragma unroll
+                    for (int dx = -2; dx <= 2; ++dx)
+                        fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2], Pixel::to_float(centre[dy * s.stride + dx]));
+                const float a = Pixel::to_float(centre[0]).w;
+                row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(
+                    make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
             }
+            __syncthreads();
         }
-        __syncthreads();
     } else {
         for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
         for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {

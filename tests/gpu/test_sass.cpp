@@ -16,8 +16,14 @@ namespace {
 // Function name -> its SASS text, for every kernel in the library.
 std::map<std::string, std::string> dump_sass() {
     std::map<std::string, std::string> fns;
-    const std::string tool = TILELAB_CUOBJDUMP;
-    if (tool.empty() || tool.find("NOTFOUND") != std::string::npos) return fns;
+    // The configure-time path, else the toolkit's usual place, else PATH (the build machine
+    // may have had no cuobjdump while the GPU machine does).
+    std::string tool = TILELAB_CUOBJDUMP;
+    if (tool.empty() || tool.find("NOTFOUND") != std::string::npos) {
+        tool = "/usr/local/cuda/bin/cuobjdump";
+        if (FILE* f = std::fopen(tool.c_str(), "rb")) std::fclose(f);
+        else tool = "cuobjdump";
+    }
     const std::string cmd = "\"" + tool + "\" -sass \"" + std::string(TILELAB_CUDA_LIBRARY) + "\" 2>/dev/null";
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
     if (!pipe) return fns;
