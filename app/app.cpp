@@ -100,6 +100,17 @@ void imgui_check(VkResult r) {
 
 App::App(vk::Context& ctx, const AppOptions& options, Window* window)
     : ctx_(ctx), options_(options), window_(window), impl_(std::make_unique<Impl>()) {
+    try {
+        create();
+    } catch (...) {
+        release();  // the destructor does not run for a half-built App
+        throw;
+    }
+}
+
+void App::create() {
+    const vk::Context& ctx = ctx_;
+    const AppOptions& options = options_;
     const VkDevice dev = ctx.device();
     VkFormat format = vk::OffscreenTarget::kFormat;
     if (window_) {
@@ -189,7 +200,9 @@ void App::init_imgui() {
     imgui_ready_ = true;
 }
 
-App::~App() {
+App::~App() { release(); }
+
+void App::release() noexcept {
     const VkDevice dev = ctx_.device();
     vkDeviceWaitIdle(dev);
     for (auto it = elements_.rbegin(); it != elements_.rend(); ++it) (*it)->on_detach();
@@ -197,21 +210,27 @@ App::~App() {
     if (imgui_ready_) {
         ImGui_ImplVulkan_Shutdown();
         if (window_) ImGui_ImplGlfw_Shutdown();
-        ImGui::DestroyContext();
+        imgui_ready_ = false;
     }
+    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
     if (impl_->imgui_pool) vkDestroyDescriptorPool(dev, impl_->imgui_pool, nullptr);
+    impl_->imgui_pool = VK_NULL_HANDLE;
     for (auto& f : impl_->frames) {
         if (f.image_available) vkDestroySemaphore(dev, f.image_available, nullptr);
         if (f.fence) vkDestroyFence(dev, f.fence, nullptr);
         if (f.pool) vkDestroyCommandPool(dev, f.pool, nullptr);
     }
+    impl_->frames = {};
     for (auto s : impl_->render_finished) vkDestroySemaphore(dev, s, nullptr);
+    impl_->render_finished.clear();
     timers_.reset();
     impl_->readback = vk::Buffer();
     impl_->offscreen.reset();
     impl_->swapchain.reset();
     if (render_pass_) vkDestroyRenderPass(dev, render_pass_, nullptr);
+    render_pass_ = VK_NULL_HANDLE;
     if (impl_->surface) vkDestroySurfaceKHR(ctx_.instance(), impl_->surface, nullptr);
+    impl_->surface = VK_NULL_HANDLE;
 }
 
 void App::add(std::shared_ptr<Element> element) {

@@ -97,6 +97,8 @@ public:
 private:
     struct FrameData;
     struct Impl;
+    void create();
+    void release() noexcept;
     bool draw_frame(bool capture);
     void init_imgui();
     std::string write_screenshot(const void* pixels, VkExtent2D extent, VkFormat format) const;

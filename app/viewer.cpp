@@ -109,7 +109,7 @@ void Viewer::on_attach(App& app) {
 }
 
 void Viewer::on_detach() {
-    if (app_) app_->wait_idle();
+    if (app_) vkDeviceWaitIdle(app_->context().device());  // no throw on the way out
     filters_.reset();
     display_.reset();
     source_ = vk::Buffer();
