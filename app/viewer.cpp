@@ -416,6 +416,11 @@ void Viewer::viewport_window() {
     ImGui::PushFont(ui::mono_font());
     chip(dl, ImVec2(origin.x + size.x - pad, origin.y + size.y - pad - ImGui::GetFontSize() * 1.9f), zoom_text, true,
          IM_COL32(120, 120, 130, 255));
+    if (inspector_.active && view_.zoom >= 4.0f) {  // outline the inspected pixel when it is big enough to see
+        const ImVec2 p0(view_center.x + (static_cast<float>(inspector_.x) - view_.center[0]) * view_.zoom,
+                        view_center.y + (static_cast<float>(inspector_.y) - view_.center[1]) * view_.zoom);
+        dl->AddRect(p0, ImVec2(p0.x + view_.zoom, p0.y + view_.zoom), IM_COL32(246, 183, 63, 255), 0.0f, 0, 2.0f);
+    }
     if (inspector_.active) {
         const auto& in = inspector_.input;
         const auto& out = inspector_.output;

@@ -361,7 +361,10 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
         ImGui::EndTable();
     }
     ImGui::Spacing();
-    ImGui::TextUnformatted(status ? "Vulkan compute (baseline)" : "Active path: Vulkan compute");
+    ImGui::TextUnformatted("Active path: Vulkan compute");
+    if (status)
+        wrapped_colored(Colors::muted, "CUDA is usable here, but the viewer does not hand frames to CUDA yet; "
+                                       "the rows above show what this GPU could run.");
     for (const auto v : vk::compute_variants()) {
         if (ImGui::RadioButton(std::string(to_string(v)).c_str(), s.variant == v)) {
             s.variant = v;
