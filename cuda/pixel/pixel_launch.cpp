@@ -29,6 +29,35 @@ Result occupancy_grid(const void* kernel, const char* name, int block, std::size
     return Result::success();
 }
 
+Result build_ops_block(std::span<const PixelOp> ops, OpsBlock& block) {
+    block = OpsBlock{};
+    if (ops.size() > static_cast<std::size_t>(kMaxPixelOps))
+        return Result::fail("the chain has " + std::to_string(ops.size()) + " ops; at most " +
+                            std::to_string(kMaxPixelOps) + " run in one pass");
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const PixelOp& op = ops[i];
+        if (std::string e = validate(op); !e.empty())
+            return Result::fail("op " + std::to_string(i + 1) + " (" + std::string(to_string(op.kind)) + "): " + e);
+        DevOp& d = block.ops[i];
+        d.kind = static_cast<int>(op.kind);
+        d.a = op.a;
+        d.b = op.b;
+        d.c = op.c;
+        std::copy(op.matrix.begin(), op.matrix.end(), d.m);
+        d.lut = -1;
+        if (op.kind == PixelOpKind::Lut) {
+            if (block.lut_count == kMaxPixelLuts)
+                return Result::fail("the chain has more than " + std::to_string(kMaxPixelLuts) + " lut ops");
+            d.lut = block.lut_count;
+            for (int c = 0; c < 3; ++c)
+                std::memcpy(block.luts[block.lut_count][c], op.lut[static_cast<std::size_t>(c)].data(), 256);
+            ++block.lut_count;
+        }
+    }
+    block.count = static_cast<int>(ops.size());
+    return Result::success();
+}
+
 Result launch_outcome(const char* kernel_name) {
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return Result::fail(std::string(kernel_name) + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
@@ -154,31 +183,8 @@ Result can_run_pixel(PixelMechanism m, const PixelPolicy& policy, PixelFormat fo
 Result launch_pixel_ops(std::span<const PixelOp> ops, PixelMechanism m, const PixelPolicy& policy,
                         const DeviceImage& src, const DeviceImage& dst, void* stream) {
     // ---- the op chain ----
-    if (ops.size() > static_cast<std::size_t>(kMaxPixelOps))
-        return Result::fail("the chain has " + std::to_string(ops.size()) + " ops; at most " +
-                            std::to_string(kMaxPixelOps) + " run in one pass");
     pixel::OpsBlock block{};
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        const PixelOp& op = ops[i];
-        if (std::string e = validate(op); !e.empty())
-            return Result::fail("op " + std::to_string(i + 1) + " (" + std::string(to_string(op.kind)) + "): " + e);
-        pixel::DevOp& d = block.ops[i];
-        d.kind = static_cast<int>(op.kind);
-        d.a = op.a;
-        d.b = op.b;
-        d.c = op.c;
-        std::copy(op.matrix.begin(), op.matrix.end(), d.m);
-        d.lut = -1;
-        if (op.kind == PixelOpKind::Lut) {
-            if (block.lut_count == kMaxPixelLuts)
-                return Result::fail("the chain has more than " + std::to_string(kMaxPixelLuts) + " lut ops");
-            d.lut = block.lut_count;
-            for (int c = 0; c < 3; ++c)
-                std::memcpy(block.luts[block.lut_count][c], op.lut[static_cast<std::size_t>(c)].data(), 256);
-            ++block.lut_count;
-        }
-    }
-    block.count = static_cast<int>(ops.size());
+    if (auto r = pixel::build_ops_block(ops, block); !r) return r;
 
     // ---- the images ----
     if (auto r = check_image("src", src); !r) return r;

@@ -82,6 +82,10 @@ inline constexpr int kStaticSmemBytes = kMaxPixelLuts * 3 * 256 + 64;
 Result occupancy_grid(const void* kernel, const char* name, int block, std::size_t dyn_smem, long long work_blocks,
                       const DeviceFacts& d, int& grid_out);
 
+// Validates a chain and packs it into the kernel parameter block (also for a fused stencil
+// epilogue: a kernel that includes pixel_kernels.cuh can call apply_chain on its results).
+Result build_ops_block(std::span<const PixelOp> ops, OpsBlock& block);
+
 // "pixel_<x>_kernel: <cuda error>" after a launch, or success.
 Result launch_outcome(const char* kernel_name);
 
