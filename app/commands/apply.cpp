@@ -6,6 +6,7 @@
 #include "image/image_io.hpp"
 #include "reference.hpp"
 #include "stencil_api.hpp"
+#include "vk/compute_filters.hpp"
 
 #include <cstdio>
 
@@ -57,9 +58,11 @@ int run_apply(const ApplyOptions& o) {
 
     const bool cpu = o.mechanism == "cpu";
     const auto mech = cuda::parse_mechanism(o.mechanism);
-    if (!cpu && !mech) {
+    const auto vk_variant = vk::parse_compute_variant(o.mechanism);
+    if (!cpu && !mech && !vk_variant) {
         std::string names = "cpu";
         for (const auto& m : cuda::mechanism_infos()) names += ", " + std::string(m.name);
+        for (auto v : vk::compute_variants()) names += ", " + std::string(vk::to_string(v));
         return fail("unknown mechanism '" + o.mechanism + "' (choose one of: " + names + ")");
     }
 
@@ -70,6 +73,23 @@ int run_apply(const ApplyOptions& o) {
 
     if (cpu) {
         reference_filter(*params, *border, src.view(), dst.view());
+    } else if (vk_variant) {
+        // The Vulkan compute path on a headless device (any Vulkan 1.x device, lavapipe included).
+        try {
+            vk::ContextOptions opts;
+            opts.quiet = true;
+            for (const char* e : vk::ComputeFilters::required_device_extensions())
+                opts.optional_device_extensions.emplace_back(e);
+            vk::Context ctx(opts);
+            vk::ComputeFilters filters(ctx);
+            if (auto why = filters.can_record(*params, *vk_variant, src.width, src.height,
+                                              (src.pitch() + 15) / 16 * 16, src.format);
+                !why.empty())
+                return fail(why);
+            dst = filters.run(*params, *border, *vk_variant, src);
+        } catch (const std::exception& e) {  // vk::Error, or bad_alloc for a huge image
+            return fail(std::string("Vulkan: ") + e.what());
+        }
     } else {
         cuda::Policy policy;
         policy.stages = o.stages;
