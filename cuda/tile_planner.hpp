@@ -45,6 +45,11 @@ inline constexpr std::uint32_t kTmaSharedAlign = 128;            // shared desti
 //    pixel), so a tile's box starts at tile_x * tile_w - halo_left_px;
 //  - requires tile_w * pixel bytes to be a multiple of 16, so every tile_x * tile_w is aligned.
 inline constexpr std::uint32_t kTmaBoxStartAlignBytes = 16;
+// TMA stores (cp.async.bulk.tensor shared -> global) clip rows outside the tensor, but were seen
+// (H100, tests/gpu/test_tma_mechanisms.cpp, pitch-padding check) to write the whole 16-byte chunk
+// holding a row's last pixel: for RGBA8 rows whose byte length is not a multiple of 16, up to 12
+// bytes past the row end. The tma mechanism therefore stores right-edge tiles of such images with
+// ordinary stores (TileGeom::dst_rows_aligned in stencil/tma_common.cuh).
 
 // A raw description of one tensor map + box, as it will be handed to cuTensorMapEncodeTiled.
 struct TmaBoxDesc {
