@@ -1,6 +1,7 @@
 // `tilelab bench`: times every filter x mechanism (and NPP where it was found at build time)
 // against a device-to-device copy of the same bytes, with inputs rotated through more memory
 // than L2 holds so that every run reads from DRAM; median of cudaEvent times.
+#include "bench_vulkan.hpp"
 #include "check_core.hpp"
 #include "commands.hpp"
 #include "device_buffer.hpp"
@@ -11,12 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 namespace tl::cmd {
-
-#if TILELAB_HAVE_CUDA
 
 namespace {
 
@@ -28,6 +29,75 @@ struct BenchRow {
     std::string reason;
     double median_us = 0, gbps = 0, vs_copy = 0, npp_speedup = 0;
 };
+
+void print_row(const BenchRow& r) {
+    const std::string name = r.mechanism + (r.stages ? " s" + std::to_string(r.stages) : "");
+    if (!r.ok) {
+        std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", r.filter.c_str(), name.c_str(), "-", "-", "-", "-",
+                    r.reason.c_str());
+        return;
+    }
+    char ratio[32] = "-", npp[32] = "-";
+    if (r.vs_copy > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vs_copy);
+    if (r.npp_speedup > 0 && r.mechanism != "npp") std::snprintf(npp, sizeof npp, "%.2fx", r.npp_speedup);
+    std::printf("%-15s %-12s %10.1f %9.0f %8s %9s\n", r.filter.c_str(), name.c_str(), r.median_us, r.gbps, ratio, npp);
+}
+
+// Vulkan compute rows for one filter case (both variants); copy_us 0 when there is no CUDA copy.
+void vulkan_rows(VulkanBench* vkb, const std::vector<vk::ComputeVariant>& variants, const CheckCase& cs,
+                 Border border, int iterations, double image_bytes, double copy_us, double npp_us,
+                 std::vector<BenchRow>& rows) {
+    if (!vkb) return;
+    for (auto v : variants) {
+        BenchRow r;
+        r.filter = cs.label;
+        r.mechanism = std::string(vk::to_string(v));
+        std::string why;
+        if (auto t = vkb->median_us(cs.params, border, v, iterations, why)) {
+            r.ok = true;
+            r.median_us = *t;
+            r.gbps = image_bytes / (*t * 1e3);
+            r.vs_copy = copy_us > 0 ? *t / copy_us : 0;
+            r.npp_speedup = npp_us > 0 ? npp_us / *t : 0;
+        } else {
+            r.reason = why;
+        }
+        rows.push_back(r);
+    }
+}
+
+// Without a CUDA device: the Vulkan compute rows alone (no copy baseline), on whatever Vulkan
+// device there is. Exit 1 when Vulkan is unusable too.
+int bench_vulkan_only(const BenchOptions& o, int w, int h, Border border, const std::vector<FilterKind>& kinds,
+                      const std::string& cuda_reason) {
+    std::fprintf(stderr, "bench: %s; timing the Vulkan compute path only\n", cuda_reason.c_str());
+    std::string why;
+    auto vkb = VulkanBench::create(w, h, 2, std::nullopt, why);
+    if (!vkb) {
+        std::fprintf(stderr, "bench: Vulkan unavailable too: %s\n", why.c_str());
+        return 1;
+    }
+    std::printf("bench: %s, %dx%d RGBA8, border %s, %d iterations, median (no CUDA copy baseline)\n",
+                vkb->device().c_str(), w, h, std::string(to_string(border)).c_str(), o.iterations);
+    std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
+                "note");
+    const double image_bytes = 2.0 * 4.0 * double(w) * double(h);
+    for (const auto& cs : check_cases(kinds)) {
+        std::vector<BenchRow> rows;
+        const std::vector<vk::ComputeVariant> all(vk::compute_variants().begin(), vk::compute_variants().end());
+        vulkan_rows(vkb.get(), all, cs, border, o.iterations, image_bytes, 0, 0, rows);
+        for (const auto& r : rows) print_row(r);
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+} // namespace
+
+#if TILELAB_HAVE_CUDA
+
+namespace {
+
 
 class Timer {
 public:
@@ -103,7 +173,12 @@ int run_bench(const BenchOptions& o) {
         kinds.push_back(*k);
     }
     std::vector<cuda::Mechanism> mechs;
+    std::vector<vk::ComputeVariant> vk_variants;
     for (const auto& m : o.mechanisms) {
+        if (auto v = vk::parse_compute_variant(m)) {
+            vk_variants.push_back(*v);
+            continue;
+        }
         auto k = cuda::parse_mechanism(m);
         if (!k) {
             std::fprintf(stderr, "bench: unknown mechanism '%s'\n", m.c_str());
@@ -111,12 +186,11 @@ int run_bench(const BenchOptions& o) {
         }
         mechs.push_back(*k);
     }
-    if (mechs.empty())
+    if (o.mechanisms.empty()) {
         for (const auto& m : cuda::mechanism_infos()) mechs.push_back(m.mechanism);
-    if (auto st = cuda::cuda_status(); !st) {
-        std::fprintf(stderr, "bench: %s\n", st.reason.c_str());
-        return 1;
+        vk_variants.assign(vk::compute_variants().begin(), vk::compute_variants().end());
     }
+    if (auto st = cuda::cuda_status(); !st) return bench_vulkan_only(o, w, h, *border, kinds, st.reason);
 
     int dev = 0;
     cudaGetDevice(&dev);
@@ -148,6 +222,12 @@ int run_bench(const BenchOptions& o) {
     auto src_of = [&](int i) { return cuda::DeviceImage{srcs[static_cast<std::size_t>(i)].get(), pitch, w, h, fmt}; };
     auto dst_of = [&](int i) { return cuda::DeviceImage{dsts[static_cast<std::size_t>(i)].get(), pitch, w, h, fmt}; };
     const double image_bytes = 2.0 * double(row) * double(h);  // one read + one write
+    // The Vulkan compute path on the same GPU (matched by UUID), same rotation depth.
+    std::array<std::uint8_t, 16> uuid{};
+    std::memcpy(uuid.data(), prop.uuid.bytes, 16);
+    std::string vk_why;
+    std::unique_ptr<VulkanBench> vkb;
+    if (!vk_variants.empty()) vkb = VulkanBench::create(w, h, sets, uuid, vk_why);
 
     Timer timer;
     std::string why;
@@ -165,7 +245,8 @@ int run_bench(const BenchOptions& o) {
     std::printf("bench: %s, %dx%d RGBA8, border %s, %d buffer sets (%.0f MB), %d iterations, median\n", prop.name, w,
                 h, o.border.c_str(), sets, double(sets) * 2.0 * double(bytes) / 1e6, o.iterations);
     std::printf("copy (cudaMemcpy2DAsync D2D): %.1f us, %.0f GB/s\n\n", *copy_us, image_bytes / (*copy_us * 1e3));
-    std::printf("%-15s %-11s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
+    if (!vkb && !vk_variants.empty()) std::printf("vulkan compute path not timed: %s\n", vk_why.c_str());
+    std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
                 "note");
 
     std::vector<BenchRow> rows;
@@ -222,19 +303,9 @@ int run_bench(const BenchOptions& o) {
                 rows.push_back(r);
             }
         }
-        for (const auto& r : rows) {
-            if (r.filter != cs.label) continue;
-            std::string name = r.mechanism + (r.stages ? " s" + std::to_string(r.stages) : "");
-            if (!r.ok) {
-                std::printf("%-15s %-11s %10s %9s %8s %9s  %s\n", r.filter.c_str(), name.c_str(), "-", "-", "-", "-",
-                            r.reason.c_str());
-                continue;
-            }
-            char npp[32] = "-";
-            if (r.npp_speedup > 0 && r.mechanism != "npp") std::snprintf(npp, sizeof npp, "%.2fx", r.npp_speedup);
-            std::printf("%-15s %-11s %10.1f %9.0f %8.2f %9s\n", r.filter.c_str(), name.c_str(), r.median_us, r.gbps,
-                        r.vs_copy, npp);
-        }
+        vulkan_rows(vkb.get(), vk_variants, cs, *border, o.iterations, image_bytes, *copy_us, npp_us, rows);
+        for (const auto& r : rows)
+            if (r.filter == cs.label) print_row(r);
         std::fflush(stdout);
     }
 
@@ -295,9 +366,27 @@ int run_bench(const BenchOptions& o) {
 
 #else
 
-int run_bench(const BenchOptions&) {
-    std::fprintf(stderr, "bench: %s\n", cuda::cuda_status().reason.c_str());
-    return 1;
+int run_bench(const BenchOptions& o) {
+    int w = 0, h = 0;
+    if (!parse_size(o.size, w, h) || w > 16384 || h > 16384) {
+        std::fprintf(stderr, "bench: size '%s' is not 1080p, 4k, 8k or WxH with 1..16384 each\n", o.size.c_str());
+        return 1;
+    }
+    const auto border = parse_border(o.border);
+    if (!border) {
+        std::fprintf(stderr, "bench: unknown border '%s' (clamp, zero, mirror)\n", o.border.c_str());
+        return 1;
+    }
+    std::vector<FilterKind> kinds;
+    for (const auto& f : o.filters) {
+        auto k = parse_filter_kind(f);
+        if (!k) {
+            std::fprintf(stderr, "bench: unknown filter '%s'\n", f.c_str());
+            return 1;
+        }
+        kinds.push_back(*k);
+    }
+    return bench_vulkan_only(o, w, h, *border, kinds, cuda::cuda_status().reason);
 }
 
 #endif
