@@ -1,8 +1,9 @@
-// `tilelab check`: runs the correctness matrix and prints one row per combination
-// (PASS / FAIL / UNAVAILABLE with the reason and the largest difference); non-zero exit on any
-// mismatch or when no CUDA device can run it.
+// `tilelab check`: runs the correctness matrices (stencil filters, then per-pixel op chains and
+// the histogram) and prints one row per combination (PASS / FAIL / UNAVAILABLE with the reason
+// and the largest difference); non-zero exit on any mismatch or when no CUDA device can run it.
 #include "check_core.hpp"
 #include "commands.hpp"
+#include "pixel_check.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -24,8 +25,10 @@ const char* status_name(CheckStatus s) {
 
 int run_check(const CheckOptions& o) {
     CheckConfig cfg = default_check_config();
+    PixelCheckConfig pcfg = default_pixel_check_config();
     if (!o.sizes.empty()) {
         cfg.sizes.clear();
+        pcfg.sizes.clear();
         for (const auto& s : o.sizes) {
             int w = 0, h = 0;
             if (!parse_size(s, w, h) || w > 16384 || h > 16384) {
@@ -33,6 +36,7 @@ int run_check(const CheckOptions& o) {
                 return 1;
             }
             cfg.sizes.emplace_back(w, h);
+            pcfg.sizes.emplace_back(w, h);
         }
     }
     if (!o.filters.empty()) {
@@ -57,6 +61,20 @@ int run_check(const CheckOptions& o) {
             }
             cfg.mechanisms.push_back(*k);
         }
+    }
+    if (!o.pixel_mechanisms.empty()) {
+        std::vector<PixelRun> runs;
+        for (const auto& m : o.pixel_mechanisms) {
+            auto k = cuda::parse_pixel_mechanism(m);
+            if (!k) {
+                std::fprintf(stderr, "check: unknown pixel mechanism '%s' (choose from: %s)\n", m.c_str(),
+                             pixel_mechanism_names().substr(5).c_str());  // without "cpu": it is the oracle
+                return 1;
+            }
+            for (const auto& r : pcfg.runs)
+                if (r.mechanism == *k) runs.push_back(r);
+        }
+        pcfg.runs = std::move(runs);
     }
     if (!o.borders.empty()) {
         cfg.borders.clear();
@@ -86,26 +104,50 @@ int run_check(const CheckOptions& o) {
         std::fprintf(stderr, "check: %s\n", st.reason.c_str());
         return 1;
     }
-    std::printf("%-15s %-9s %-7s %-11s %-8s %-11s %9s  %s\n", "filter", "mechanism", "border", "size", "format",
-                "result", "max diff", "detail");
+    auto header = [](const char* first) {
+        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", "border", "size", "format",
+                    "result", "max diff", "detail");
+    };
     const auto t0 = std::chrono::steady_clock::now();
-    const auto summary = run_check_matrix(cfg, [&](const CheckRow& r) {
-        if (o.quiet && r.status != CheckStatus::Fail) return;
-        const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
-        std::printf("%-15s %-9s %-7s %-11s %-8s %-11s %9.3g  %s\n", r.filter.c_str(),
-                    std::string(cuda::mechanism_info(r.mechanism).name).c_str(), std::string(to_string(r.border)).c_str(),
-                    size.c_str(), std::string(to_string(r.format)).c_str(), status_name(r.status),
-                    r.status == CheckStatus::Unavailable ? 0.0 : r.max_diff, r.detail.c_str());
+    auto print = [&](const std::string& what, const std::string& mech, const std::string& border, int w, int h,
+                     const std::string& format, CheckStatus status, double max_diff, const std::string& detail) {
+        if (o.quiet && status != CheckStatus::Fail) return;
+        const std::string size = std::to_string(w) + "x" + std::to_string(h);
+        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9.3g  %s\n", what.c_str(), mech.c_str(), border.c_str(),
+                    size.c_str(), format.c_str(), status_name(status),
+                    status == CheckStatus::Unavailable ? 0.0 : max_diff, detail.c_str());
         std::fflush(stdout);
-    });
+    };
+    CheckSummary total;
+    auto add = [&](const CheckSummary& s) {
+        total.pass += s.pass;
+        total.fail += s.fail;
+        total.unavailable += s.unavailable;
+        if (total.fatal.empty()) total.fatal = s.fatal;
+    };
+    if (!o.pixel_only) {
+        header("filter");
+        add(run_check_matrix(cfg, [&](const CheckRow& r) {
+            print(r.filter, std::string(cuda::mechanism_info(r.mechanism).name), std::string(to_string(r.border)),
+                  r.width, r.height, std::string(to_string(r.format)), r.status, r.max_diff, r.detail);
+        }));
+    }
+    if (!o.stencil_only && total.fatal.empty()) {
+        // Per-pixel rows in the same columns: the op chain (or "histogram") where the filter was,
+        // no border (ops read one pixel), 1 LSB against tl::reference_pixel_ops.
+        header("ops");
+        add(run_pixel_check_matrix(pcfg, [&](const PixelCheckRow& r) {
+            print(r.ops, r.mechanism, "-", r.width, r.height, "rgba8", r.status, r.max_diff, r.detail);
+        }));
+    }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!summary.fatal.empty()) {
-        std::fprintf(stderr, "check: %s\n", summary.fatal.c_str());
+    if (!total.fatal.empty()) {
+        std::fprintf(stderr, "check: %s\n", total.fatal.c_str());
         return 1;
     }
-    std::printf("check: %d passed, %d failed, %d unavailable (%.1f s)\n", summary.pass, summary.fail,
-                summary.unavailable, secs);
-    return summary.fail == 0 ? 0 : 1;
+    std::printf("check: %d passed, %d failed, %d unavailable (%.1f s)\n", total.pass, total.fail, total.unavailable,
+                secs);
+    return total.fail == 0 ? 0 : 1;
 }
 
 } // namespace tl::cmd

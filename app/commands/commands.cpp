@@ -2,9 +2,12 @@
 // parameters (shared by the three commands).
 #include "commands.hpp"
 
+#include "pixel_ops_flags.hpp"
 #include "stencil_api.hpp"
 
 #include <charconv>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 namespace tl::cmd {
@@ -80,9 +83,10 @@ std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::
 }
 
 Commands::Commands(CLI::App& app) {
-    apply_ = app.add_subcommand("apply", "Run one stencil filter on an image file with a chosen mechanism");
+    apply_ = app.add_subcommand("apply", "Run a stencil filter and/or a chain of per-pixel ops on an image file");
     auto& a = apply_opts_;
-    apply_->add_option("--filter", a.filter.filter, "Filter: " + filter_names())->required();
+    apply_filter_ = apply_->add_option("--filter", a.filter.filter,
+                                       "Filter: " + filter_names() + ", or none (ops alone); optional with --op");
     apply_->add_option("--radius", a.filter.radius, "Box radius (1..32)");
     apply_->add_option("--sigma", a.filter.sigma, "Gaussian sigma (0.5..10)");
     apply_->add_option("--amount", a.filter.amount, "Sharpen amount (0..5)");
@@ -95,6 +99,11 @@ Commands::Commands(CLI::App& app) {
     apply_->add_option("--format", a.format, "Working format: rgba8 or rgba32f");
     apply_->add_option("--stages", a.stages, "Pipeline depth for ldgsts/tma (1..4)");
     apply_->add_flag("--gaussian-fused", a.gaussian_fused, "Gaussian as one 2D pass instead of separable");
+    apply_->add_option("--op", a.ops,
+                       "Per-pixel op after the filter, repeatable, in order: name[:a[:b[:c]]], e.g. "
+                       "--op gamma:2.2 --op levels:0.1:0.9:1.2 --op invert");
+    apply_->add_option("--pixel-mechanism", a.pixel_mechanism,
+                       "Runs the --op chain: " + pixel_mechanism_names() + " (--stages for ldgsts/bulk)");
     apply_->add_option("input", a.input, "Input image (PNG, JPEG, BMP, TGA)")->required();
     apply_->add_option("output", a.output, "Output PNG")->required();
 
@@ -105,6 +114,10 @@ Commands::Commands(CLI::App& app) {
     check_->add_option("--mechanisms", c.mechanisms, "Mechanisms (default all CUDA ones)")->delimiter(',');
     check_->add_option("--borders", c.borders, "Borders (default clamp,zero,mirror)")->delimiter(',');
     check_->add_option("--formats", c.formats, "Formats (default rgba8, and rgba32f for a subset)")->delimiter(',');
+    check_->add_option("--pixel-mechanisms", c.pixel_mechanisms,
+                       "Per-pixel mechanisms (default all; ldgsts/bulk at stages 1..4)")->delimiter(',');
+    auto* pixel_only = check_->add_flag("--pixel-only", c.pixel_only, "Per-pixel rows (op chains, histogram) only");
+    check_->add_flag("--stencil-only", c.stencil_only, "Stencil filter rows only")->excludes(pixel_only);
     check_->add_flag("--quiet", c.quiet, "Print only failing rows and the summary");
 
     bench_ = app.add_subcommand("bench", "Time every filter x mechanism against a device copy (and NPP)");
@@ -118,12 +131,35 @@ Commands::Commands(CLI::App& app) {
     bench_->add_option("--border", b.border, "clamp, zero or mirror");
     bench_->add_option("--json", b.json, "Write the results as JSON to this file");
     bench_->add_option("--iterations", b.iterations, "Timed runs per row (median reported)")->check(CLI::Range(1, 10000));
+    bench_->add_flag("--pixel", b.pixel,
+                     "Also time per-pixel op chains (1, 3, 8 ops) x mechanism x stages 1..4, and sobel + 3 ops as two passes");
+    bench_->add_option("--pixel-json", b.pixel_json, "Write the per-pixel rows as JSON to this file (with --pixel)");
 }
 
 std::optional<int> Commands::run() {
-    if (apply_->parsed()) return run_apply(apply_opts_);
+    if (apply_->parsed()) {
+        apply_opts_.filter_given = apply_filter_->count() > 0;
+        return run_apply(apply_opts_);
+    }
     if (check_->parsed()) return run_check(check_opts_);
-    if (bench_->parsed()) return run_bench(bench_opts_);
+    if (bench_->parsed()) {
+        // The per-pixel rows need CUDA; say so here, since without it bench times Vulkan alone.
+        if (bench_opts_.pixel)
+            if (auto st = cuda::cuda_status(); !st)
+                std::fprintf(stderr, "bench: --pixel: per-pixel rows not timed: %s\n", st.reason.c_str());
+        if (!bench_opts_.pixel_json.empty()) {
+            // Found out now, not after minutes of timing.
+            if (!bench_opts_.pixel) {
+                std::fprintf(stderr, "bench: --pixel-json needs --pixel\n");
+                return 1;
+            }
+            if (!std::ofstream(bench_opts_.pixel_json, std::ios::app)) {
+                std::fprintf(stderr, "bench: cannot write %s\n", bench_opts_.pixel_json.c_str());
+                return 1;
+            }
+        }
+        return run_bench(bench_opts_);
+    }
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct ApplyOptions {
     std::string format = "rgba8";
     int stages = 2;
     bool gaussian_fused = false;
+    bool filter_given = false;           // --filter was on the command line (else: ops alone, or an error)
+    std::vector<std::string> ops;        // --op name[:a[:b[:c]]], applied in order after the filter
+    std::string pixel_mechanism = "cpu"; // cpu (reference) or a pixel mechanism; reads --stages
     std::string input;
     std::string output;
 };
@@ -40,6 +44,9 @@ struct CheckOptions {
     std::vector<std::string> mechanisms;  // CUDA mechanism names; empty = all
     std::vector<std::string> borders;     // empty = all
     std::vector<std::string> formats;     // empty = rgba8, plus rgba32f on a subset
+    std::vector<std::string> pixel_mechanisms;  // pixel mechanism names; empty = all, stages 1..4
+    bool pixel_only = false;              // per-pixel rows (ops, chains, histogram) only
+    bool stencil_only = false;            // stencil rows only
     bool quiet = false;                   // only failing rows and the summary
 };
 
@@ -51,11 +58,24 @@ struct BenchOptions {
     std::string border = "clamp";
     std::string json;                     // write results here when set
     int iterations = 20;
+    bool pixel = false;                   // also per-pixel rows: chains of 1, 3, 8 ops x mechanism x stages
+    std::string pixel_json;               // write the per-pixel rows as JSON to this file when set
 };
 
 int run_apply(const ApplyOptions& o);
 int run_check(const CheckOptions& o);
 int run_bench(const BenchOptions& o);
+
+class DeviceBuffer;  // device_buffer.hpp, CUDA builds only
+
+// The per-pixel rows of `bench --pixel` (pixel_bench.cpp, CUDA builds): op chains of 1, 3 and 8
+// ops x pixel mechanism x stages 1..4, and sobel + 3 ops as two launches, timed on the stencil
+// bench's rotated RGBA8 buffer sets (`pitch` a multiple of 16) on `stream` (a cudaStream_t), with
+// "x copy" against the same roofline `copy_us`. Prints its table; writes o.pixel_json when set
+// (a write failure is reported on stderr).
+void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t pitch, Border border,
+                     const std::vector<DeviceBuffer>& srcs, const std::vector<DeviceBuffer>& dsts, void* stream,
+                     double copy_us);
 
 // Builds FilterParams from the flags; empty optional and `error` set when a flag is invalid.
 std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::string& error);
@@ -74,6 +94,7 @@ public:
 
 private:
     CLI::App* apply_ = nullptr;
+    CLI::Option* apply_filter_ = nullptr;
     CLI::App* check_ = nullptr;
     CLI::App* bench_ = nullptr;
     ApplyOptions apply_opts_;

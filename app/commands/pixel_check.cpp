@@ -1,0 +1,196 @@
+// Per-pixel correctness matrix: random RGBA8 content, padded source pitch, a destination pitch
+// that differs from the source's and is poisoned before every launch; one CPU reference per
+// (case, size) reused across mechanisms; the histogram counted on the CPU.
+#include "pixel_check.hpp"
+
+#include "device_buffer.hpp"
+#include "image.hpp"
+#include "reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace tl::cmd {
+
+PixelCheckConfig default_pixel_check_config() {
+    PixelCheckConfig c;
+    c.sizes = {{1, 1}, {17, 9}, {4097, 3}, {3840, 2160}};
+    c.cases = pixel_single_op_cases();
+    for (auto& chain : pixel_chain_cases())
+        if (chain.ops.size() > 1) c.cases.push_back(std::move(chain));  // chain1 is "invert" again
+    c.runs = pixel_mechanism_sweep();
+    return c;
+}
+
+#if TILELAB_HAVE_CUDA
+
+namespace {
+
+constexpr std::uint8_t kPoison = 0xCD;
+
+Image random_rgba8(int w, int h, std::uint32_t seed) {
+    Image img(w, h, PixelFormat::RGBA8);
+    std::mt19937 rng(seed);
+    for (auto& b : img.bytes) b = static_cast<std::uint8_t>(rng() >> 24);
+    return img;
+}
+
+} // namespace
+
+CheckSummary run_pixel_check_matrix(const PixelCheckConfig& config,
+                                    const std::function<void(const PixelCheckRow&)>& on_row) {
+    CheckSummary sum;
+    if (auto st = cuda::cuda_status(); !st) {
+        sum.fatal = st.reason;
+        return sum;
+    }
+    cudaStream_t stream = nullptr;
+    if (auto e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); e != cudaSuccess) {
+        sum.fatal = cuda_error_text("cudaStreamCreate", e);
+        return sum;
+    }
+    struct StreamGuard {
+        cudaStream_t s;
+        ~StreamGuard() { cudaStreamDestroy(s); }
+    } guard{stream};
+
+    auto emit = [&](const PixelCheckRow& row) {
+        if (row.status == CheckStatus::Pass) ++sum.pass;
+        else if (row.status == CheckStatus::Fail) ++sum.fail;
+        else ++sum.unavailable;
+        if (on_row) on_row(row);
+    };
+
+    cuda::Histogram histogram;
+    std::uint32_t seed = 4321;
+    for (std::size_t si = 0; si < config.sizes.size(); ++si) {
+        const auto [w, h] = config.sizes[si];
+        const auto rows = static_cast<std::size_t>(h);
+        const std::size_t row_bytes = static_cast<std::size_t>(w) * 4;
+        // As in the stencil matrix: a source pitch padded to 256 (plus 256 on every other size)
+        // and a different destination pitch, both multiples of 16 as vector/ldgsts/bulk require.
+        const std::size_t src_pitch = round_up(row_bytes, 256) + (si % 2 ? 256 : 0);
+        const std::size_t dst_pitch = round_up(row_bytes, 16) + 64;
+        const Image src = random_rgba8(w, h, seed++);
+
+        DeviceBuffer d_src, d_dst;
+        std::string err = d_src.allocate(src_pitch * rows);
+        if (err.empty()) err = d_dst.allocate(dst_pitch * rows);
+        if (err.empty())
+            err = cuda_error_text("cudaMemcpy2D (upload)", cudaMemcpy2D(d_src.get(), src_pitch, src.bytes.data(),
+                                                                        row_bytes, row_bytes, rows,
+                                                                        cudaMemcpyHostToDevice));
+        if (!err.empty()) {
+            sum.fatal = err;
+            return sum;
+        }
+        const cuda::DeviceImage dsrc{d_src.get(), src_pitch, w, h, PixelFormat::RGBA8};
+        const cuda::DeviceImage ddst{d_dst.get(), dst_pitch, w, h, PixelFormat::RGBA8};
+        std::vector<std::uint8_t> got_padded(dst_pitch * rows);
+
+        for (const auto& cs : config.cases) {
+            Image ref(w, h, PixelFormat::RGBA8);
+            reference_pixel_ops(cs.ops, src.view(), ref.view());
+            for (const auto& run : config.runs) {
+                if (!run.mechanism) continue;  // the CPU is the oracle, not a row
+                PixelCheckRow row;
+                row.ops = cs.label;
+                row.mechanism = run.label;
+                row.width = w;
+                row.height = h;
+                if (auto can = cuda::can_run_pixel(*run.mechanism, run.policy, PixelFormat::RGBA8); !can) {
+                    row.status = CheckStatus::Unavailable;
+                    row.detail = can.reason;
+                    emit(row);
+                    continue;
+                }
+                std::string e2 = cuda_error_text("cudaMemsetAsync (poison)",
+                                                 cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream));
+                if (e2.empty()) {
+                    // can_run_pixel agreed, so a refusal here (ops, alignment, policy) is a failure.
+                    if (auto res = cuda::launch_pixel_ops(cs.ops, *run.mechanism, run.policy, dsrc, ddst, stream); !res)
+                        e2 = "launch: " + res.reason;
+                }
+                if (e2.empty()) e2 = cuda_error_text("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+                if (e2.empty())
+                    e2 = cuda_error_text("cudaMemcpy (download)", cudaMemcpy(got_padded.data(), d_dst.get(),
+                                                                             got_padded.size(), cudaMemcpyDeviceToHost));
+                if (!e2.empty()) {
+                    (void)cudaGetLastError();
+                    row.status = CheckStatus::Fail;
+                    row.detail = e2;
+                    emit(row);
+                    continue;
+                }
+                const ConstImageView got(got_padded.data(), dst_pitch, w, h, PixelFormat::RGBA8);
+                const ImageDiff d = compare_images(got, ref.view(), 1.0);
+                row.max_diff = d.max_abs;
+                long long pad_hits = 0;
+                for (std::size_t y = 0; y < rows; ++y)
+                    for (std::size_t b = row_bytes; b < dst_pitch; ++b)
+                        pad_hits += got_padded[y * dst_pitch + b] != kPoison;
+                if (d.pixels_over > 0) {
+                    row.status = CheckStatus::Fail;
+                    row.detail = std::to_string(d.pixels_over) + " pixels over 1 LSB, worst at (" +
+                                 std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
+                } else if (pad_hits > 0) {
+                    row.status = CheckStatus::Fail;
+                    row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
+                }
+                emit(row);
+            }
+        }
+
+        if (config.histogram) {
+            PixelCheckRow row;
+            row.ops = "histogram";
+            row.mechanism = "cub";
+            row.width = w;
+            row.height = h;
+            cuda::ChannelHistograms expect{}, got{};
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    for (std::size_t c = 0; c < 3; ++c) ++expect[c][src.rgba8(x, y)[c]];
+            // Poison the counters' host copy so a read that copies nothing cannot pass.
+            for (auto& ch : got) ch.fill(0xDEADBEEFu);
+            std::string e2;
+            if (auto r = histogram.compute(dsrc, stream); !r) e2 = r.reason;
+            if (e2.empty())
+                if (auto r = histogram.read(got, stream); !r) e2 = r.reason;
+            if (!e2.empty()) {
+                (void)cudaGetLastError();
+                row.status = CheckStatus::Fail;
+                row.detail = e2;
+            } else {
+                long long wrong_bins = 0;
+                double worst = 0;
+                for (std::size_t c = 0; c < 3; ++c)
+                    for (std::size_t b = 0; b < 256; ++b) {
+                        const double diff = std::abs(double(got[c][b]) - double(expect[c][b]));
+                        wrong_bins += diff != 0;
+                        worst = std::max(worst, diff);
+                    }
+                row.max_diff = worst;
+                if (wrong_bins > 0) {
+                    row.status = CheckStatus::Fail;
+                    row.detail = std::to_string(wrong_bins) + " of 768 bins differ from the CPU count";
+                }
+            }
+            emit(row);
+        }
+    }
+    return sum;
+}
+
+#else
+
+CheckSummary run_pixel_check_matrix(const PixelCheckConfig&, const std::function<void(const PixelCheckRow&)>&) {
+    CheckSummary sum;
+    sum.fatal = cuda::cuda_status().reason;
+    return sum;
+}
+
+#endif
+
+} // namespace tl::cmd
