@@ -308,6 +308,7 @@ int run_bench(const BenchOptions& o) {
             if (r.filter == cs.label) print_row(r);
         std::fflush(stdout);
     }
+    if (o.pixel) run_pixel_bench(o, w, h, pitch, *border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
 
     if (!o.json.empty()) {
         nlohmann::json j;
