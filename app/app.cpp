@@ -12,6 +12,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +72,7 @@ std::vector<std::string> Window::required_instance_extensions() {
 struct App::FrameData {
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkCommandBuffer prepare_cmd = VK_NULL_HANDLE;  // the first submit when an element works outside Vulkan
     VkFence fence = VK_NULL_HANDLE;
     VkSemaphore image_available = VK_NULL_HANDLE;
 };
@@ -144,6 +146,7 @@ void App::create() {
         ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         ai.commandBufferCount = 1;
         VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &f.cmd));
+        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &f.prepare_cmd));
         VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
         fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
         VK_CHECK(vkCreateFence(dev, &fci, nullptr, &f.fence));
@@ -324,10 +327,38 @@ bool App::draw_frame(bool capture) {
     VK_CHECK(vkResetCommandPool(dev, f.pool, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(f.cmd, &bi));
-    timers_->begin_frame(f.cmd, slot);
-    const FrameInfo info{f.cmd, slot, ext, timers_.get()};
+    VkSemaphore external = VK_NULL_HANDLE;
+    for (auto& e : elements_)
+        if (!external) external = e->external_timeline();
+    // Two submits when work outside Vulkan sits between prepare and render: #1 (prepare) signals
+    // the timeline at 2N+1, the external work waits for it and signals 2N+2, #2 waits for 2N+2.
+    const VkCommandBuffer prepare_cmd = external ? f.prepare_cmd : f.cmd;
+    VK_CHECK(vkBeginCommandBuffer(prepare_cmd, &bi));
+    timers_->begin_frame(prepare_cmd, slot);
+    const FrameInfo info{prepare_cmd, slot, ext, timers_.get()};
     for (auto& e : elements_) e->on_prepare(info);
+    bool wait_external = false;
+    std::uint64_t external_done = 0;
+    if (external) {
+        VK_CHECK(vkEndCommandBuffer(prepare_cmd));
+        const std::uint64_t prepared = 2 * external_frames_ + 1;
+        external_done = prepared + 1;
+        ++external_frames_;
+        VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        ts.signalSemaphoreValueCount = 1;
+        ts.pSignalSemaphoreValues = &prepared;
+        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.pNext = &ts;
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &prepare_cmd;
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &external;
+        VK_CHECK(vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE));
+        for (auto& e : elements_)
+            if (e->on_external(slot, prepared, external_done)) wait_external = true;
+        VK_CHECK(vkBeginCommandBuffer(f.cmd, &bi));
+    }
+    const FrameInfo render_info{f.cmd, slot, ext, timers_.get()};
 
     VkClearValue clear{};
     clear.color = {{0.075f, 0.078f, 0.090f, 1.0f}};
@@ -338,7 +369,7 @@ bool App::draw_frame(bool capture) {
     rp.clearValueCount = 1;
     rp.pClearValues = &clear;
     vkCmdBeginRenderPass(f.cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
-    for (auto& e : elements_) e->on_render(info);
+    for (auto& e : elements_) e->on_render(render_info);
     timers_->begin(f.cmd, slot, "ImGui");
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cmd);
     timers_->end(f.cmd, slot);
@@ -355,14 +386,33 @@ bool App::draw_frame(bool capture) {
     }
     VK_CHECK(vkEndCommandBuffer(f.cmd));
 
+    std::array<VkSemaphore, 2> waits{};
+    std::array<VkPipelineStageFlags, 2> wait_stages{};
+    std::array<std::uint64_t, 2> wait_values{};  // binary semaphores ignore theirs
+    std::uint32_t wait_count = 0;
+    if (window_) {
+        waits[wait_count] = f.image_available;
+        wait_stages[wait_count++] = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    }
+    if (wait_external) {
+        waits[wait_count] = external;
+        wait_values[wait_count] = external_done;
+        // The display pass reads the external result in its fragment shader; compute and copies
+        // recorded later in the frame may read it too.
+        wait_stages[wait_count++] =
+            VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    }
+    VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.waitSemaphoreValueCount = wait_count;
+    ts.pWaitSemaphoreValues = wait_values.data();
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    if (wait_external) si.pNext = &ts;
     si.commandBufferCount = 1;
     si.pCommandBuffers = &f.cmd;
+    si.waitSemaphoreCount = wait_count;
+    si.pWaitSemaphores = waits.data();
+    si.pWaitDstStageMask = wait_stages.data();
     if (window_) {
-        si.waitSemaphoreCount = 1;
-        si.pWaitSemaphores = &f.image_available;
-        si.pWaitDstStageMask = &wait_stage;
         si.signalSemaphoreCount = 1;
         si.pSignalSemaphores = &impl_->render_finished[image_index];
     }
@@ -417,6 +467,14 @@ int App::run() {
         }
     }
     wait_idle();
+    if (options_.frames > 0 && !history_.empty()) {
+        std::vector<float> sorted = history_;
+        std::sort(sorted.begin(), sorted.end());
+        std::fprintf(stderr, "Frame time (CPU, last %zu frames): median %.3f ms", sorted.size(),
+                     static_cast<double>(sorted[sorted.size() / 2]));
+        for (const auto& t : timers_->latest()) std::fprintf(stderr, "; %s %.3f ms", t.name.c_str(), t.ms);
+        std::fprintf(stderr, "\n");
+    }
     int rc = 0;
     if (finished_count && !options_.screenshot.empty()) {
         std::string error;

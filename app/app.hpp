@@ -36,6 +36,15 @@ public:
     virtual void on_prepare(const FrameInfo& /*frame*/) {} // outside the render pass: compute, copies
     virtual void on_render(const FrameInfo& /*frame*/) {}  // inside the render pass, before ImGui
     virtual void on_frame_done(std::uint32_t /*slot*/) {}  // that slot's previous frame has finished on the GPU
+    // A timeline semaphore that work outside Vulkan (a CUDA stream) waits on and signals. When an
+    // element returns one, the frame is submitted in two parts: on_prepare's commands signal it,
+    // on_external enqueues the outside work, and the render pass waits for that work.
+    virtual VkSemaphore external_timeline() { return VK_NULL_HANDLE; }
+    // Between the two submits: enqueue work that waits until the timeline reaches wait_value and
+    // then sets it to signal_value. True when it did (the render submit then waits for it).
+    virtual bool on_external(std::uint32_t /*slot*/, std::uint64_t /*wait_value*/, std::uint64_t /*signal_value*/) {
+        return false;
+    }
     virtual void on_file_drop(const std::vector<std::string>& /*paths*/) {}
 };
 
@@ -114,6 +123,7 @@ private:
     std::vector<float> history_;   // ring buffer of frame times
     std::size_t history_next_ = 0;
     std::uint64_t frame_number_ = 0;
+    std::uint64_t external_frames_ = 0;  // N of the timeline values 2N+1 (prepare done), 2N+2 (external done)
     bool close_requested_ = false;
     bool imgui_ready_ = false;
 };

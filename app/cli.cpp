@@ -1,6 +1,8 @@
 // Top-level flags: each documented in --help; choices checked by CLI11, ranges by tl::validate.
 #include "cli.hpp"
 
+#include "stencil_api.hpp"
+
 #include "image/image_gen.hpp"
 #include "pixel_ops.hpp"
 #include "vk/compute_filters.hpp"
@@ -138,6 +140,13 @@ CommandLine::CommandLine(CLI::App& cli) {
     cli.add_option("--variant", variant_, "Vulkan compute variant that runs the filter (default: vulkan-tiled)")
         ->check(CLI::IsMember(variants))
         ->group("Filter");
+    auto mechanisms = names_of(cuda::mechanism_infos(), [](const cuda::MechanismInfo& m) { return std::string(m.name); });
+    mechanisms.insert(mechanisms.end(), variants.begin(), variants.end());
+    cli.add_option("--mechanism", mechanism_,
+                   "What runs the filter: a CUDA mechanism or a Vulkan compute variant (default: the best CUDA mechanism "
+                   "this GPU can run when CUDA is usable, else vulkan-tiled)")
+        ->check(CLI::IsMember(mechanisms))
+        ->group("Filter");
 
     cli.add_option("--view", view_, "What the viewport shows")->capture_default_str()
         ->check(CLI::IsMember({"original", "filtered", "split", "diff"}))
@@ -202,6 +211,8 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
         v.ops.push_back(std::move(*op));
     }
     if (!variant_.empty()) v.variant = *vk::parse_compute_variant(variant_);
+    v.mechanism = mechanism_;
+    if (auto variant = vk::parse_compute_variant(mechanism_)) v.variant = *variant;
     const std::pair<const char*, vk::ViewMode> views[] = {
         {"original", vk::ViewMode::Original}, {"filtered", vk::ViewMode::Filtered}, {"split", vk::ViewMode::Split}, {"diff", vk::ViewMode::Diff}};
     for (const auto& [name, mode] : views)

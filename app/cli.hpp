@@ -42,6 +42,7 @@ private:
     std::string border_ = "clamp";
     std::vector<std::string> ops_;
     std::string variant_;
+    std::string mechanism_;
     std::string view_ = "split";
     float gain_ = 4.0f;
     float split_ = 0.5f;

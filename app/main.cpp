@@ -2,6 +2,7 @@
 #include "app.hpp"
 #include "cli.hpp"
 #include "commands/commands.hpp"
+#include "cuda_stage.hpp"
 #include "viewer.hpp"
 #include "vk/compute_filters.hpp"
 #include "vk/context.hpp"
@@ -67,12 +68,17 @@ int main(int argc, char** argv) {
         if (window) context_options.instance_extensions = tl::Window::required_instance_extensions();
         for (const char* ext : tl::vk::ComputeFilters::required_device_extensions())
             context_options.optional_device_extensions.emplace_back(ext);
+        // The Vulkan device is chosen to be the CUDA device (UUID), with the sharing extensions.
+        tl::InteropDecision interop = tl::prepare_interop(context_options);
         tl::vk::Context context(context_options);
+        tl::finish_interop(interop, context);
 
         int rc = 0;
         {
             tl::App app(context, options->app, window.get());
-            app.add(std::make_shared<tl::Viewer>(options->viewer));
+            tl::ViewerSetup setup = options->viewer;
+            setup.interop = interop;
+            app.add(std::make_shared<tl::Viewer>(std::move(setup)));
             rc = app.run();
         }
         if (context.validation_enabled())

@@ -2,6 +2,8 @@
 #include "viewer.hpp"
 
 #include "image/image_io.hpp"
+#include "interop/cuda_device.hpp"
+#include "interop/shared_buffer.hpp"
 #include "ui/panels.hpp"
 #include "ui/theme.hpp"
 
@@ -85,6 +87,17 @@ void Viewer::on_attach(App& app) {
     for (auto& p : probe_)
         p = vk::Buffer(ctx, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    filter_state_.cuda_reason = setup_.interop.reason;
+    if (setup_.interop.usable) {
+        std::string why;
+        cuda_ = CudaStage::create(ctx, &why);
+        if (!cuda_) {
+            filter_state_.cuda_reason = why;
+            std::fprintf(stderr, "tilelab: %s; filters run as Vulkan compute shaders\n", why.c_str());
+        }
+    }
+    filter_state_.cuda_usable = cuda_ != nullptr;
+    choose_start_mechanism();
 
     if (setup_.image) {
         const std::string error = load(*setup_.image);
@@ -97,7 +110,7 @@ void Viewer::on_attach(App& app) {
         }
     } else if (setup_.generator) {
         generate();
-        if (!source_) {  // refused (too large for this device): say so and still show something
+        if (!has_image()) {  // refused (too large for this device): say so and still show something
             const std::string keep = image_state_.message;
             load_default_image();
             image_state_.message = keep;
@@ -106,10 +119,98 @@ void Viewer::on_attach(App& app) {
     } else {
         load_default_image();
     }
+    apply_path_change();
+}
+
+void Viewer::choose_start_mechanism() {
+    const auto infos = cuda::mechanism_infos();
+    auto index_of = [&](cuda::Mechanism m) {
+        for (std::size_t i = 0; i < infos.size(); ++i)
+            if (infos[i].mechanism == m) return static_cast<int>(i);
+        return -1;
+    };
+    const std::string& asked = setup_.mechanism;
+    filter_state_.mechanism = -1;
+    if (const auto m = cuda::parse_mechanism(asked)) {
+        if (cuda_) {
+            const cuda::Result can = cuda::can_run(*m, filter_state_.params, PixelFormat::RGBA8, filter_state_.policy);
+            if (!can)
+                std::fprintf(stderr, "tilelab: --mechanism %s: %s (selected anyway; each frame shows the original)\n",
+                             asked.c_str(), can.reason.c_str());
+            filter_state_.mechanism = index_of(*m);
+        } else {
+            std::fprintf(stderr, "tilelab: --mechanism %s needs CUDA (%s); using %s\n", asked.c_str(),
+                         filter_state_.cuda_reason.c_str(), std::string(vk::to_string(filter_state_.variant)).c_str());
+        }
+    } else if (asked.empty() && cuda_) {
+        // The best mechanism this GPU runs for the start filter: the table's most capable first.
+        for (const auto pick : {cuda::Mechanism::Tma, cuda::Mechanism::Ldgsts, cuda::Mechanism::Smem, cuda::Mechanism::Global})
+            if (filter_state_.mechanism < 0 && cuda::can_run(pick, filter_state_.params, PixelFormat::RGBA8, filter_state_.policy))
+                filter_state_.mechanism = index_of(pick);
+    }
+    if (filter_state_.mechanism >= 0) {
+        filter_state_.run_every_frame = true;  // live CUDA timings in the Stats panel
+        std::fprintf(stderr, "Filter path: CUDA %s\n", std::string(infos[static_cast<std::size_t>(filter_state_.mechanism)].name).c_str());
+    } else {
+        std::fprintf(stderr, "Filter path: Vulkan compute (%s)\n", std::string(vk::to_string(filter_state_.variant)).c_str());
+    }
+}
+
+void Viewer::apply_path_change() {
+    const bool path = cuda_path();
+    const int a = path ? filter_state_.mechanism_a : -1;
+    if (path == bound_cuda_path_ && a == bound_mechanism_a_) return;
+    // Descriptor sets and buffers in use by frames in flight (either API) must not change under them.
+    if (app_) app_->wait_idle();
+    if (cuda_) cuda_->synchronize();
+    bound_cuda_path_ = path;
+    bound_mechanism_a_ = a;
+    if (has_image())
+        display_->set_images(a >= 0 ? cuda_->second() : source_buffer(), filtered_buffer(), image_.width, image_.height, pitch_);
+    filter_dirty_ = true;
+}
+
+VkSemaphore Viewer::external_timeline() { return cuda_path() ? cuda_->timeline() : VK_NULL_HANDLE; }
+
+bool Viewer::on_external(std::uint32_t, std::uint64_t wait_value, std::uint64_t signal_value) {
+    if (!cuda_pending_ || !cuda_path()) return false;
+    cuda_pending_ = false;
+    CudaStage::Job job;
+    job.params = filter_state_.params;
+    job.border = filter_state_.border;
+    job.mechanism = cuda::mechanism_infos()[static_cast<std::size_t>(filter_state_.mechanism)].mechanism;
+    job.policy = filter_state_.policy;
+    if (filter_state_.mechanism_a >= 0)
+        job.second = cuda::mechanism_infos()[static_cast<std::size_t>(filter_state_.mechanism_a)].mechanism;
+    if (filter_state_.ops_enabled) job.ops = filter_state_.ops;
+    std::string status;
+    std::string why = validate(job.params);
+    bool signalled = false;
+    if (!why.empty()) {
+        status = "Filter not run: " + why + ".";
+        // Still hand the timeline on so the render submit's wait is satisfied in order.
+        job.mechanism = cuda::Mechanism::Global;
+    }
+    signalled = cuda_->enqueue(job, wait_value, signal_value, why);
+    if (status.empty()) status = why;
+    if (!status.empty() && status != filter_state_.status) std::fprintf(stderr, "tilelab: %s\n", status.c_str());
+    filter_state_.status = status;
+    ++filter_state_.runs;
+    filter_dirty_ = false;
+    return signalled;
 }
 
 void Viewer::on_detach() {
     if (app_) vkDeviceWaitIdle(app_->context().device());  // no throw on the way out
+    if (cuda_) {
+        cuda_->synchronize();
+        for (const auto& t : cuda_->timings())
+            if (!t.history.empty())
+                std::fprintf(stderr, "%s: median %.3f ms, p95 %.3f ms, %.1f GB/s (%.0f%% of the device copy) over %zu frames\n",
+                             t.name.c_str(), static_cast<double>(t.median_ms), static_cast<double>(t.p95_ms), t.gbps,
+                             t.pct_of_copy, t.history.size());
+    }
+    cuda_.reset();
     filters_.reset();
     display_.reset();
     source_ = vk::Buffer();
@@ -170,7 +271,9 @@ bool Viewer::set_image(Image image, std::string label) {
     const auto& ctx = app_->context();
     app_->wait_idle();  // the frames in flight may still read the old buffers
     const VkDeviceSize row = static_cast<VkDeviceSize>(image.width) * 4;
-    const VkDeviceSize pitch = (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+    // Shared buffers use the interop pitch (rows on 128-byte lines, what CUDA's TMA and LDGSTS need).
+    const VkDeviceSize pitch = cuda_ ? static_cast<VkDeviceSize>(interop::shared_pitch(image.width, 4))
+                                     : (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
     const VkDeviceSize bytes = pitch * static_cast<VkDeviceSize>(image.height);
     const VkBufferUsageFlags usage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -187,23 +290,29 @@ bool Viewer::set_image(Image image, std::string label) {
     // a small GPU) leaves the current image on screen and says why.
     vk::Buffer source, filtered;
     try {
-        source = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-        filtered = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
         vk::Buffer staging(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
         auto* dst = static_cast<std::uint8_t*>(staging.mapped());
         for (int y = 0; y < image.height; ++y)
             std::memcpy(dst + static_cast<std::size_t>(y) * pitch, image.rgba8(0, y), static_cast<std::size_t>(row));
+        std::vector<VkBuffer> targets;
+        if (cuda_) {
+            cuda_->allocate(image.width, image.height);  // waits for both APIs; new buffers before the old go
+            targets = {cuda_->source(), cuda_->filtered(), cuda_->second()};
+        } else {
+            source = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+            filtered = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+            targets = {source.handle(), filtered.handle()};
+        }
         ctx.one_shot([&](VkCommandBuffer cmd) {
             const VkBufferCopy region{0, 0, bytes};
-            vkCmdCopyBuffer(cmd, staging.handle(), source.handle(), 1, &region);
-            vkCmdCopyBuffer(cmd, staging.handle(), filtered.handle(), 1, &region);  // until the filter runs
-            for (VkBuffer b : {source.handle(), filtered.handle()})
+            for (VkBuffer b : targets) vkCmdCopyBuffer(cmd, staging.handle(), b, 1, &region);  // filtered: until the filter runs
+            for (VkBuffer b : targets)
                 buffer_barrier(cmd, b, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
         });
-    } catch (const vk::Error& e) {
+    } catch (const std::exception& e) {
         image_state_.message = "cannot show " + label + " (" + std::to_string(image.width) + " x " +
                                std::to_string(image.height) + "): " + e.what();
         image_state_.message_is_error = true;
@@ -213,7 +322,8 @@ bool Viewer::set_image(Image image, std::string label) {
     source_ = std::move(source);
     filtered_ = std::move(filtered);
     pitch_ = pitch;
-    display_->set_images(source_.handle(), filtered_.handle(), image.width, image.height, pitch_);
+    const bool second_on_a = cuda_path() && filter_state_.mechanism_a >= 0;
+    display_->set_images(second_on_a ? cuda_->second() : source_buffer(), filtered_buffer(), image.width, image.height, pitch_);
     image_state_.label = std::move(label);
     image_state_.width = image.width;
     image_state_.height = image.height;
@@ -280,9 +390,25 @@ void Viewer::on_ui() {
             in.validation = app_->context().validation_enabled();
             in.validation_messages = app_->context().validation_messages();
             in.filter_runs = filter_state_.runs;
+            if (cuda_) {
+                in.cuda = &cuda_->timings();
+                in.copy_gbps = cuda_->copy_gbps();
+            }
             ui::stats_panel(in);
         }
         if (ImGui::CollapsingHeader("Mechanism", ImGuiTreeNodeFlags_DefaultOpen)) ui::mechanism_panel(filter_state_, actions);
+        if (ImGui::CollapsingHeader("Interop")) {
+            const auto& ctx = app_->context();
+            ui::InteropInput in;
+            in.decision = &setup_.interop;
+            in.vk_name = ctx.properties().deviceName;
+            in.vk_uuid = interop::format_uuid(ctx.device_uuid());
+            const std::uint32_t dv = ctx.properties().driverVersion;
+            in.vk_driver = std::to_string(dv >> 22) + "." + std::to_string((dv >> 14) & 0xff) + " (raw " + std::to_string(dv) + ")";
+            in.timeline_value = cuda_ ? cuda_->timeline_value() : 0;
+            in.validation = ctx.validation_enabled();
+            ui::interop_panel(in);
+        }
     };
     if (ImGui::Begin(title.c_str(), nullptr, sidebar_flags)) {
         if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
@@ -311,6 +437,7 @@ void Viewer::on_ui() {
     }
     if (actions.generate) generate();
     if (actions.filter_changed) filter_dirty_ = true;
+    apply_path_change();
 
     // Presenter keys (when no text field has focus). ImGui 1.86 indexes keys by the GLFW key code,
     // which for digits and letters is the ASCII code.
@@ -388,12 +515,18 @@ void Viewer::viewport_window() {
     const float pad = ImGui::GetFontSize() * 0.8f;
     const ImU32 amber = IM_COL32(246, 183, 63, 255), blue = IM_COL32(90, 150, 235, 255), red = IM_COL32(235, 90, 80, 255);
     const std::string filtered_label = filter_summary(filter_state_);
+    const std::string path_label =
+        cuda_path() ? "CUDA " + std::string(cuda::mechanism_infos()[static_cast<std::size_t>(filter_state_.mechanism)].name) + "  "
+                    : std::string(vk::to_string(filter_state_.variant)) + "  ";
     switch (view_.mode) {
     case vk::ViewMode::Original: chip(dl, ImVec2(origin.x + pad, origin.y + pad), "Original", false, blue); break;
     case vk::ViewMode::Filtered: chip(dl, ImVec2(origin.x + pad, origin.y + pad), "Filtered  " + filtered_label, false, amber); break;
     case vk::ViewMode::Split: {
-        chip(dl, ImVec2(origin.x + pad, origin.y + pad), "A  Original", false, blue);
-        chip(dl, ImVec2(origin.x + size.x - pad, origin.y + pad), "B  " + filtered_label, true, amber);
+        const std::string a_label = bound_mechanism_a_ >= 0
+            ? "A  CUDA " + std::string(cuda::mechanism_infos()[static_cast<std::size_t>(bound_mechanism_a_)].name)
+            : "A  Original";
+        chip(dl, ImVec2(origin.x + pad, origin.y + pad), a_label, false, blue);
+        chip(dl, ImVec2(origin.x + size.x - pad, origin.y + pad), "B  " + path_label + filtered_label, true, amber);
         const float handle = ImGui::GetFontSize() * 0.9f;
         const ImVec2 c(divider_x, origin.y + size.y * 0.5f);
         dl->AddCircleFilled(c, handle, IM_COL32(245, 245, 245, 235));
@@ -459,7 +592,7 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
     const std::string scope = "Filter " + std::string(vk::to_string(filter_state_.variant));
     frame.timers->begin(cmd, frame.slot, scope);
     // Earlier frames' display pass and probe copies read `filtered_`: let them finish first.
-    buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+    buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
@@ -474,28 +607,28 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
     }
     if (why.empty()) {
         try {
-            filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_.handle(),
-                             filtered_.handle(), image_.width, image_.height, pitch_, fmt);
+            filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_buffer(),
+                             filtered_buffer(), image_.width, image_.height, pitch_, fmt);
             if (use_ops) {
-                buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-                filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_.handle(), filtered_.handle(), image_.width,
+                filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_buffer(), filtered_buffer(), image_.width,
                                            image_.height, pitch_, fmt);
             }
         } catch (const vk::Error& e) {
             why = e.what();  // a refusal the checks above did not foresee: fall back below
-            buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
         }
         if (why.empty()) filter_state_.status.clear();
     }
     if (!why.empty()) {
         // Show the original on both sides rather than stale or garbage pixels, and say why.
-        const VkBufferCopy region{0, 0, source_.size()};
-        vkCmdCopyBuffer(cmd, source_.handle(), filtered_.handle(), 1, &region);
+        const VkBufferCopy region{0, 0, pitch_ * static_cast<VkDeviceSize>(image_.height)};
+        vkCmdCopyBuffer(cmd, source_buffer(), filtered_buffer(), 1, &region);
         filter_state_.status = "Filter not run: " + why + ". Showing the original on both sides.";
     }
-    buffer_barrier(cmd, filtered_.handle(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+    buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
@@ -505,12 +638,15 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
 }
 
 void Viewer::on_prepare(const FrameInfo& frame) {
-    if (!source_) return;
-    if (filter_dirty_ || filter_state_.run_every_frame) record_filter_stage(frame);
+    if (!has_image()) return;
+    if (filter_dirty_ || filter_state_.run_every_frame) {
+        if (cuda_path()) cuda_pending_ = true;  // enqueued in on_external, after this submit
+        else record_filter_stage(frame);
+    }
     probe_at_[frame.slot].reset();
     if (inspector_.active) {
         const VkBufferCopy region{static_cast<VkDeviceSize>(inspector_.y) * pitch_ + static_cast<VkDeviceSize>(inspector_.x) * 4, 0, 4};
-        vkCmdCopyBuffer(frame.cmd, filtered_.handle(), probe_[frame.slot].handle(), 1, &region);
+        vkCmdCopyBuffer(frame.cmd, filtered_buffer(), probe_[frame.slot].handle(), 1, &region);
         buffer_barrier(frame.cmd, probe_[frame.slot].handle(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         probe_at_[frame.slot] = std::array<int, 2>{inspector_.x, inspector_.y};
@@ -518,6 +654,16 @@ void Viewer::on_prepare(const FrameInfo& frame) {
 }
 
 void Viewer::on_frame_done(std::uint32_t slot) {
+    if (cuda_) {
+        cuda_->collect_timings();
+        const auto& b = cuda_->timings().front();
+        if (!reported_cuda_run_ && !b.history.empty()) {
+            reported_cuda_run_ = true;
+            std::fprintf(stderr, "CUDA path ran: %s, %.3f ms on the CUDA stream\n",
+                         std::string(cuda::mechanism_infos()[static_cast<std::size_t>(std::max(filter_state_.mechanism, 0))].name).c_str(),
+                         static_cast<double>(b.last_ms));
+        }
+    }
     const auto& at = probe_at_[slot];
     if (!at || !inspector_.active || (*at)[0] != inspector_.x || (*at)[1] != inspector_.y) return;
     std::memcpy(inspector_.output.data(), probe_[slot].mapped(), 4);
@@ -525,7 +671,7 @@ void Viewer::on_frame_done(std::uint32_t slot) {
 }
 
 void Viewer::on_render(const FrameInfo& frame) {
-    if (!source_) return;
+    if (!has_image()) return;
     vk::DisplayView v;
     v.rect = view_.rect;
     v.zoom = view_.zoom;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app.hpp"
+#include "cuda_stage.hpp"
 #include "image.hpp"
 #include "viewer_state.hpp"
 #include "vk/compute_filters.hpp"
@@ -27,6 +28,8 @@ struct ViewerSetup {
     Border border = Border::Clamp;
     std::vector<PixelOp> ops;                   // --op chain (enabled when not empty)
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
+    std::string mechanism;                      // --mechanism: a CUDA mechanism or Vulkan variant name; empty = best
+    InteropDecision interop;                    // whether the CUDA path may be used, and why not
     vk::ViewMode view = vk::ViewMode::Split;
     float gain = 4.0f;
     float split = 0.5f;
@@ -45,6 +48,8 @@ public:
     void on_render(const FrameInfo& frame) override;
     void on_frame_done(std::uint32_t slot) override;
     void on_file_drop(const std::vector<std::string>& paths) override;
+    VkSemaphore external_timeline() override;
+    bool on_external(std::uint32_t slot, std::uint64_t wait_value, std::uint64_t signal_value) override;
 
     // Replaces the current image (waits for the frames in flight). Used by load/generate. False
     // (with the reason in the Image panel) when the device cannot hold it; the current image stays.
@@ -61,13 +66,26 @@ private:
     // The filter stage: records the filter (and op chain) src -> dst into the frame's command
     // buffer. This is the seam where the CUDA path will hand off through the timeline semaphore.
     void record_filter_stage(const FrameInfo& frame);
+    // The CUDA path is active: CUDA is usable and a CUDA mechanism is selected.
+    bool cuda_path() const { return cuda_ && filter_state_.mechanism >= 0; }
+    void choose_start_mechanism();
+    // Switching between the paths or the A side's buffer: waits for both APIs, rebinds the display.
+    void apply_path_change();
+    VkBuffer source_buffer() const { return cuda_ ? cuda_->source() : source_.handle(); }
+    VkBuffer filtered_buffer() const { return cuda_ ? cuda_->filtered() : filtered_.handle(); }
+    bool has_image() const { return source_buffer() != VK_NULL_HANDLE; }
 
     ViewerSetup setup_;
     App* app_ = nullptr;
     std::unique_ptr<vk::ComputeFilters> filters_;
     std::unique_ptr<vk::DisplayPass> display_;
+    std::unique_ptr<CudaStage> cuda_;   // present when CUDA interop is on; then it owns the image buffers
+    bool cuda_pending_ = false;         // on_prepare asked for a CUDA run this frame
+    bool bound_cuda_path_ = false;      // what the display's descriptors and the timings were set up for
+    int bound_mechanism_a_ = -1;
+    bool reported_cuda_run_ = false;
     Image image_;                       // host copy of the source (inspector input values)
-    vk::Buffer source_;                 // linear RGBA8 with pitch_
+    vk::Buffer source_;                 // linear RGBA8 with pitch_ (Vulkan-only runs)
     vk::Buffer filtered_;
     VkDeviceSize pitch_ = 0;
     std::array<vk::Buffer, App::kFramesInFlight> probe_;   // one output pixel read back per frame

@@ -4,6 +4,7 @@
 #include "filter_spec.hpp"
 #include "image/image_gen.hpp"
 #include "pixel_ops.hpp"
+#include "stencil_api.hpp"
 #include "vk/compute_filters.hpp"
 #include "vk/display_pass.hpp"
 
@@ -29,6 +30,12 @@ struct FilterState {
     FilterParams params;
     Border border = Border::Clamp;
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
+    // The active path: a CUDA mechanism (index into cuda::mechanism_infos()), or -1 for `variant`.
+    int mechanism = -1;
+    int mechanism_a = -1;          // the split view's A side: -1 = the original, else a second CUDA mechanism
+    cuda::Policy policy;
+    bool cuda_usable = false;      // interop on and the CUDA stage created
+    std::string cuda_reason;       // why not, when !cuda_usable
     bool ops_enabled = false;
     std::vector<PixelOp> ops;
     bool run_every_frame = false;  // re-run each frame so the Stats panel shows live timings

@@ -317,7 +317,24 @@ void stats_panel(const StatsInput& in) {
             ImGui::Text("%s %7.3f ms", name.c_str(), t.ms);
         }
     }
+    if (in.cuda) {
+        for (const auto& t : *in.cuda) {
+            if (t.history.empty()) continue;
+            std::string name = t.name.substr(0, 20);
+            name.resize(20, ' ');
+            ImGui::Text("%s %7.3f ms  p95 %.3f", name.c_str(), static_cast<double>(t.median_ms), static_cast<double>(t.p95_ms));
+            ImGui::Text("%20s %7.1f GB/s %3.0f%% of copy", "", t.gbps, t.pct_of_copy);
+            const float peak = *std::max_element(t.history.begin(), t.history.end());
+            ImGui::PlotLines(("##" + t.name).c_str(), t.history.data(), static_cast<int>(t.history.size()), 0, nullptr, 0.0f,
+                             peak * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 2.5f));
+        }
+        if (in.copy_gbps > 0) ImGui::Text("device copy (4K D2D)  %6.1f GB/s", in.copy_gbps);
+    }
     ImGui::PopFont();
+    if (in.cuda)
+        wrapped_colored(Colors::muted, "CUDA times: cudaEvents around each stage, read a frame or more later with "
+                                       "cudaEventQuery; median and p95 over the last 120 runs. GB/s counts one read and "
+                                       "one write of the image.");
     wrapped_colored(Colors::muted, "GPU times come from timestamp queries read 1-2 frames later without waiting. "
                                    "The filter has run " + std::to_string(in.filter_runs) + " time(s).");
     ImGui::Spacing();
@@ -330,20 +347,32 @@ void stats_panel(const StatsInput& in) {
 }
 
 void mechanism_panel(FilterState& s, PanelActions& actions) {
-    const cuda::Result status = cuda::cuda_status();
-    if (!status) wrapped_colored(Colors::muted, status.reason);
+    if (!s.cuda_usable) wrapped_colored(Colors::warn, s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
+    const auto infos = cuda::mechanism_infos();
+    auto can_run = [&](const cuda::MechanismInfo& m) {
+        return s.cuda_usable ? cuda::can_run(m.mechanism, s.params, PixelFormat::RGBA8, s.policy)
+                             : cuda::Result::fail(s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
+    };
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
-    if (ImGui::BeginTable("mechanisms", 3, flags)) {
-        ImGui::TableSetupColumn("Mechanism", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    if (ImGui::BeginTable("mechanisms", 4, flags)) {
+        ImGui::TableSetupColumn("B (filtered)", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 0.35f);
+        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.3f);
         ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthStretch, 0.45f);
         ImGui::TableHeadersRow();
-        for (const auto& m : cuda::mechanism_infos()) {
-            const cuda::Result can = status ? cuda::can_run(m.mechanism, s.params, PixelFormat::RGBA8, cuda::Policy{}) : status;
+        for (std::size_t i = 0; i < infos.size(); ++i) {
+            const auto& m = infos[i];
+            const cuda::Result can = can_run(m);
+            const int index = static_cast<int>(i);
+            ImGui::PushID(index);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::BeginDisabled(!can.ok);
-            ImGui::TextUnformatted(std::string(m.label).c_str());
+            if (ImGui::RadioButton(std::string(m.label).c_str(), s.mechanism == index)) {
+                s.mechanism = index;
+                s.run_every_frame = true;  // CUDA timings are live only when the stage runs each frame
+                actions.filter_changed = true;
+            }
             ImGui::EndDisabled();
             if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
                 ImGui::BeginTooltip();
@@ -354,30 +383,110 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
                 ImGui::EndTooltip();
             }
             ImGui::TableNextColumn();
+            ImGui::BeginDisabled(!can.ok);
+            bool as_a = s.mechanism_a == index;
+            if (ImGui::Checkbox("##a", &as_a)) {
+                s.mechanism_a = as_a ? index : -1;
+                actions.filter_changed = true;
+            }
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("Show this mechanism's output on the split view's A side (unticked: the original)");
+            ImGui::TableNextColumn();
             ImGui::TextDisabled("%s", m.instruction.empty() ? "-" : std::string(m.instruction).c_str());
             ImGui::TableNextColumn();
             ImGui::TextDisabled("%d.%d", m.min_cc_major, m.min_cc_minor);
+            ImGui::PopID();
+        }
+        for (const auto v : vk::compute_variants()) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            if (ImGui::RadioButton(std::string(to_string(v)).c_str(), s.mechanism < 0 && s.variant == v)) {
+                s.variant = v;
+                s.mechanism = -1;
+                actions.filter_changed = true;
+            }
+            if (ImGui::IsItemHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+                ImGui::TextUnformatted(std::string(vk::compute_variant_explanation(v)).c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+            ImGui::TableNextColumn();
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("SPIR-V");
+            ImGui::TableNextColumn();
         }
         ImGui::EndTable();
     }
     ImGui::Spacing();
-    ImGui::TextUnformatted("Active path: Vulkan compute");
-    if (status)
-        wrapped_colored(Colors::muted, "CUDA is usable here, but the viewer does not hand frames to CUDA yet; "
-                                       "the rows above show what this GPU could run.");
-    for (const auto v : vk::compute_variants()) {
-        if (ImGui::RadioButton(std::string(to_string(v)).c_str(), s.variant == v)) {
-            s.variant = v;
-            actions.filter_changed = true;
+    if (s.mechanism >= 0) {
+        const auto& m = infos[static_cast<std::size_t>(s.mechanism)];
+        ImGui::Text("Active path: CUDA %s", std::string(m.label).c_str());
+        if (s.mechanism_a >= 0)
+            ImGui::TextDisabled("A side: CUDA %s", std::string(infos[static_cast<std::size_t>(s.mechanism_a)].label).c_str());
+        // The explain panel: what moves the bytes, and the instruction it is built on.
+        ImGui::TextDisabled("Instruction: %s", m.instruction.empty() ? "plain loads/stores" : std::string(m.instruction).c_str());
+        wrapped_colored(Colors::muted, std::string(m.explanation));
+        ImGui::Separator();
+        ImGui::TextUnformatted("Policy");
+        bool changed = false;
+        const float w = ImGui::GetFontSize() * 6.0f;
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::InputInt("block x", &s.policy.block_x, 32);
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::InputInt("block y", &s.policy.block_y, 1);
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::InputInt("tile w", &s.policy.tile_w, 16);
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::InputInt("tile h", &s.policy.tile_h, 8);
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::SliderInt("stages", &s.policy.stages, 1, 4);
+        changed |= ImGui::Checkbox("TMA store", &s.policy.tma_store);
+        ImGui::SetNextItemWidth(w);
+        changed |= ImGui::SliderInt("cluster size", &s.policy.cluster_size, 1, 8);
+        changed |= ImGui::Checkbox("Gaussian fused (single 2D pass)", &s.policy.gaussian_fused);
+        // Keep the values in the ranges a launch can take; can_run says what else it refuses.
+        s.policy.block_x = std::clamp(s.policy.block_x, 1, 1024);
+        s.policy.block_y = std::clamp(s.policy.block_y, 1, 1024);
+        s.policy.tile_w = std::clamp(s.policy.tile_w, 1, 1024);
+        s.policy.tile_h = std::clamp(s.policy.tile_h, 1, 1024);
+        if (ImGui::Button("Default policy")) {
+            s.policy = cuda::Policy{};
+            changed = true;
         }
-        if (ImGui::IsItemHovered()) {
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-            ImGui::TextUnformatted(std::string(vk::compute_variant_explanation(v)).c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
-        }
+        if (changed) actions.filter_changed = true;
+        const cuda::Result can = can_run(m);
+        if (!can) wrapped_colored(Colors::warn, can.reason);
+    } else {
+        ImGui::Text("Active path: Vulkan compute (%s)", std::string(to_string(s.variant)).c_str());
     }
+}
+
+void interop_panel(const InteropInput& in) {
+    const InteropDecision& d = *in.decision;
+    if (d.usable) wrapped_colored(Colors::ok, "Interop on: Vulkan and CUDA share the image buffers");
+    else wrapped_colored(Colors::warn, d.reason);
+    ImGui::PushFont(mono_font());
+    ImGui::Text("Vulkan  %s", in.vk_name.c_str());
+    ImGui::Text("  UUID  %s", in.vk_uuid.c_str());
+    ImGui::Text("  driver %s", in.vk_driver.c_str());
+    if (d.cuda) {
+        ImGui::Text("CUDA    %s", d.cuda->name.c_str());
+        ImGui::Text("  UUID  %s", interop::format_uuid(d.cuda->uuid).c_str());
+        ImGui::Text("  driver %d.%d  runtime %d.%d", d.cuda->driver_version / 1000, d.cuda->driver_version % 1000 / 10,
+                    d.cuda->runtime_version / 1000, d.cuda->runtime_version % 1000 / 10);
+        ImGui::Text("  CC %d.%d, %d SMs", d.cuda->cc_major, d.cuda->cc_minor, d.cuda->sm_count);
+        ImGui::Text("UUIDs   %s", d.uuid_match ? "match" : "DIFFER");
+    }
+    if (d.usable) {
+        ImGui::Text("handles OPAQUE_FD (memory, semaphore)");
+        ImGui::Text("dedicated allocation: yes");
+        ImGui::Text("timeline value %llu", static_cast<unsigned long long>(in.timeline_value));
+    }
+    ImGui::Text("validation %s", in.validation ? "on" : "off");
+    ImGui::PopFont();
 }
 
 } // namespace tl::ui

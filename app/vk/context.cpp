@@ -150,6 +150,18 @@ Context::Context(const ContextOptions& options)
         layers.push_back(kValidationLayer);
         instance_exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         validation_ = true;
+        debug_utils_ = true;
+    } else {
+        // Debug-utils labels name each pass in Nsight Systems / RenderDoc captures: enable the
+        // extension whenever the loader offers it, not only with validation.
+        std::uint32_t n = 0;
+        vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
+        std::vector<VkExtensionProperties> available(n);
+        vkEnumerateInstanceExtensionProperties(nullptr, &n, available.data());
+        debug_utils_ = std::any_of(available.begin(), available.end(), [](const VkExtensionProperties& e) {
+            return std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0;
+        });
+        if (debug_utils_) instance_exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     }
 
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};

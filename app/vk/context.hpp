@@ -64,6 +64,7 @@ public:
     std::array<std::uint8_t, 16> device_uuid() const { return device_uuid_; }
     bool has_extension(std::string_view device_extension) const;  // enabled on the device
     bool validation_enabled() const { return validation_; }
+    bool debug_utils_enabled() const { return debug_utils_; }  // VK_EXT_debug_utils on the instance (labels)
     // Validation warnings + errors seen so far (each is printed to stderr too).
     std::uint32_t validation_messages() const { return validation_messages_->load(); }
     std::uint32_t memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const;  // throws if none
@@ -87,6 +88,7 @@ private:
     std::array<std::uint8_t, 16> device_uuid_{};
     std::vector<std::string> enabled_device_extensions_;
     bool validation_ = false;
+    bool debug_utils_ = false;
     // Heap-allocated so the debug callback's user pointer stays valid.
     std::unique_ptr<std::atomic<std::uint32_t>> validation_messages_;
     VkCommandPool one_shot_pool_ = VK_NULL_HANDLE;

@@ -8,6 +8,12 @@ namespace tl::vk {
 
 GpuTimers::GpuTimers(const Context& ctx, std::uint32_t frames_in_flight) : ctx_(ctx), slots_(frames_in_flight) {
     period_ns_ = ctx.timestamp_period_ns();
+    if (ctx.debug_utils_enabled()) {
+        begin_label_ = reinterpret_cast<PFN_vkCmdBeginDebugUtilsLabelEXT>(
+            vkGetInstanceProcAddr(ctx.instance(), "vkCmdBeginDebugUtilsLabelEXT"));
+        end_label_ = reinterpret_cast<PFN_vkCmdEndDebugUtilsLabelEXT>(vkGetInstanceProcAddr(ctx.instance(), "vkCmdEndDebugUtilsLabelEXT"));
+        if (!begin_label_ || !end_label_) begin_label_ = nullptr, end_label_ = nullptr;
+    }
     if (!supported()) return;
     for (auto& s : slots_) {
         VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -47,22 +53,40 @@ void GpuTimers::begin_frame(VkCommandBuffer cmd, std::uint32_t slot) {
     Slot& s = slots_[slot];
     s.names.clear();
     s.open = false;
+    s.timed = false;
+    s.labelled = false;
     if (supported()) vkCmdResetQueryPool(cmd, s.pool, 0, 2 * kMaxScopes);
 }
 
 void GpuTimers::begin(VkCommandBuffer cmd, std::uint32_t slot, const std::string& name) {
     Slot& s = slots_[slot];
-    if (!supported() || s.open || s.names.size() >= kMaxScopes) return;
+    if (s.open) return;
+    if (begin_label_) {
+        VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+        label.pLabelName = name.c_str();
+        begin_label_(cmd, &label);
+        s.labelled = true;
+    }
+    if (!supported() || s.names.size() >= kMaxScopes) {
+        s.open = s.labelled;  // so end() closes the label
+        s.timed = false;
+        return;
+    }
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.pool, 2 * static_cast<std::uint32_t>(s.names.size()));
     s.names.push_back(name);
     s.open = true;
+    s.timed = true;
 }
 
 void GpuTimers::end(VkCommandBuffer cmd, std::uint32_t slot) {
     Slot& s = slots_[slot];
-    if (!supported() || !s.open) return;
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s.pool, 2 * static_cast<std::uint32_t>(s.names.size()) - 1);
+    if (!s.open) return;
+    if (s.timed)
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s.pool, 2 * static_cast<std::uint32_t>(s.names.size()) - 1);
+    if (s.labelled) end_label_(cmd);
     s.open = false;
+    s.timed = false;
+    s.labelled = false;
 }
 
 } // namespace tl::vk

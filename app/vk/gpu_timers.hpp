@@ -24,7 +24,8 @@ public:
     void collect(std::uint32_t slot);
     // Resets the slot's pool (outside a render pass) and forgets the scopes recorded last time.
     void begin_frame(VkCommandBuffer cmd, std::uint32_t slot);
-    // A named scope; record begin() and end() in the same command buffer, in order.
+    // A named scope (timestamps, and a debug-utils label when available); record begin() and end()
+    // in the same command buffer, in order.
     void begin(VkCommandBuffer cmd, std::uint32_t slot, const std::string& name);
     void end(VkCommandBuffer cmd, std::uint32_t slot);
 
@@ -40,9 +41,14 @@ private:
         VkQueryPool pool = VK_NULL_HANDLE;
         std::vector<std::string> names;  // scope i uses queries 2i and 2i+1
         bool open = false;
+        bool timed = false;     // the open scope wrote a begin timestamp
+        bool labelled = false;  // the open scope began a debug-utils label
     };
     const Context& ctx_;
     double period_ns_ = 0.0;
+    // Each scope is also a debug-utils label when VK_EXT_debug_utils is on (null otherwise).
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label_ = nullptr;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label_ = nullptr;
     std::vector<Slot> slots_;
     std::vector<Timing> latest_;
 };

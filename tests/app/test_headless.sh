@@ -26,6 +26,18 @@ python3 "$here/png_check.py" "$out/shot.png" has-color 41 74 122 3 0 0 300 30
 python3 "$here/png_check.py" "$out/shot.png" has-color 41 74 122 3 1300 0 1600 30
 grep -q "Vulkan validation: 0 messages" "$log" || fail "validation messages reported (see log above)"
 grep -q "Using Vulkan device:" "$log" || fail "the chosen device was not printed"
+# Without an NVIDIA driver (CI, this workstation) the CUDA side says why it is off, in words, and
+# the filter runs on the Vulkan compute path. On a machine with CUDA the decision is printed too.
+if grep -q "CUDA interop: on" "$log"; then
+    grep -q "Filter path: CUDA" "$log" || fail "CUDA interop is on but the CUDA path was not chosen"
+else
+    grep -q "CUDA unavailable" "$log" || fail "no 'CUDA unavailable' reason printed"
+    grep -q "Filter path: Vulkan compute (vulkan-tiled)" "$log" || fail "the Vulkan compute path was not reported"
+    # Asking for a CUDA mechanism without CUDA is not an error: a message, and the Vulkan path.
+    log3="$out/headless_mech.log"
+    "$bin" --headless --frames 2 --mechanism tma >"$log3" 2>&1 || { cat "$log3" >&2; fail "--mechanism tma without CUDA exited non-zero"; }
+    grep -q "needs CUDA" "$log3" || { cat "$log3" >&2; fail "--mechanism tma without CUDA did not say why it fell back"; }
+fi
 
 # 2. A generated image, another size, a filter with parameters and the diff view.
 log2="$out/headless_diff.log"

@@ -1,0 +1,321 @@
+// The viewer's CUDA stage: interop decision, shared buffers, timeline hand-off, filter launches,
+// event timings. Without CUDA only the decision functions exist and create() refuses.
+#include "cuda_stage.hpp"
+
+#include "interop/shared_buffer.hpp"
+#include "pixel_api.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#if TILELAB_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+namespace tl {
+
+InteropDecision prepare_interop(vk::ContextOptions& options) {
+    InteropDecision d;
+    std::string why;
+    d.cuda = interop::query_cuda_device(&why);
+    if (!d.cuda) {
+        d.reason = why.rfind("CUDA unavailable", 0) == 0 ? why : "CUDA unavailable: " + why;
+        return d;
+    }
+    options.device_uuid = d.cuda->uuid;
+    for (const auto& ext : interop::interop_device_extensions())
+        if (std::find(options.optional_device_extensions.begin(), options.optional_device_extensions.end(), ext) ==
+            options.optional_device_extensions.end())
+            options.optional_device_extensions.push_back(ext);
+    return d;
+}
+
+void finish_interop(InteropDecision& d, const vk::Context& ctx) {
+    if (d.cuda) {
+        d.uuid_match = ctx.device_uuid() == d.cuda->uuid;
+        if (!d.uuid_match) {
+            d.reason = "CUDA unavailable for sharing: the Vulkan device (" + std::string(ctx.properties().deviceName) +
+                       ", UUID " + interop::format_uuid(ctx.device_uuid()) + ") is not the CUDA device (" + d.cuda->name +
+                       ", UUID " + interop::format_uuid(d.cuda->uuid) + ")";
+        } else if (std::string s = interop::interop_support(ctx); !s.empty()) {
+            d.reason = "CUDA unavailable for sharing: " + s;
+        } else if (!interop::select_cuda_device_by_uuid(d.cuda->uuid)) {
+            d.reason = "CUDA unavailable: the CUDA device with UUID " + interop::format_uuid(d.cuda->uuid) + " could not be selected";
+        } else {
+            d.usable = true;
+            d.reason.clear();
+        }
+    }
+    if (d.usable)
+        std::fprintf(stderr, "CUDA interop: on (%s, CC %d.%d, UUID %s matches the Vulkan device)\n", d.cuda->name.c_str(),
+                     d.cuda->cc_major, d.cuda->cc_minor, interop::format_uuid(d.cuda->uuid).c_str());
+    else
+        std::fprintf(stderr, "%s. Filters run as Vulkan compute shaders.\n", d.reason.c_str());
+}
+
+#if TILELAB_HAVE_CUDA
+
+namespace {
+
+constexpr int kRing = 4;  // frames whose events may be outstanding
+enum StageIndex { kStageB = 0, kStageA = 1, kStageOps = 2, kStages = 3 };
+const char* const kStageNames[kStages] = {"CUDA filter (B)", "CUDA filter (A)", "CUDA op chain"};
+
+std::string cuda_error(const char* what, cudaError_t e) {
+    return std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+}
+
+// A median / 95th percentile of the history (copy: the history stays in time order for the plot).
+void summarise(CudaStageTiming& t) {
+    if (t.history.empty()) return;
+    std::vector<float> v = t.history;
+    std::sort(v.begin(), v.end());
+    t.median_ms = v[v.size() / 2];
+    t.p95_ms = v[std::min(v.size() - 1, static_cast<std::size_t>(static_cast<double>(v.size()) * 0.95))];
+}
+
+} // namespace
+
+struct CudaStage::Impl {
+    const vk::Context* ctx = nullptr;
+    cudaStream_t stream = nullptr;
+    interop::Timeline timeline;
+    interop::SharedBuffer source, filtered, second;
+    int width = 0, height = 0;
+    VkDeviceSize pitch = 0;
+    struct Record {
+        std::array<cudaEvent_t, kStages * 2> events{};
+        std::array<bool, kStages> used{};
+        bool pending = false;
+        double bytes = 0;
+    };
+    std::array<Record, kRing> ring{};
+    std::uint64_t next = 0;
+    std::vector<CudaStageTiming> timings;
+    double copy_gbps = 0;
+
+    ~Impl() {
+        if (stream) cudaStreamSynchronize(stream);
+        for (auto& r : ring)
+            for (auto e : r.events)
+                if (e) cudaEventDestroy(e);
+        // Shared buffers and the timeline release their CUDA side first (their destructors).
+        second = {};
+        filtered = {};
+        source = {};
+        timeline = {};
+        if (stream) cudaStreamDestroy(stream);
+    }
+
+    // Device-to-device copy bandwidth of a 4K RGBA8 image: the yardstick for the stages' GB/s.
+    void measure_copy_bandwidth() {
+        const std::size_t w = 3840 * 4, h = 2160, pitch_bytes = interop::shared_pitch(3840, 4);
+        void *a = nullptr, *b = nullptr;
+        cudaEvent_t e0 = nullptr, e1 = nullptr;
+        if (cudaMalloc(&a, pitch_bytes * h) == cudaSuccess && cudaMalloc(&b, pitch_bytes * h) == cudaSuccess &&
+            cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
+            cudaMemcpy2DAsync(b, pitch_bytes, a, pitch_bytes, w, h, cudaMemcpyDeviceToDevice, stream);  // warm-up
+            constexpr int reps = 10;
+            cudaEventRecord(e0, stream);
+            for (int i = 0; i < reps; ++i) cudaMemcpy2DAsync(b, pitch_bytes, a, pitch_bytes, w, h, cudaMemcpyDeviceToDevice, stream);
+            cudaEventRecord(e1, stream);
+            float ms = 0;
+            if (cudaEventSynchronize(e1) == cudaSuccess && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess && ms > 0)
+                copy_gbps = 2.0 * static_cast<double>(w * h) * reps / (static_cast<double>(ms) * 1e6);
+        }
+        cudaGetLastError();
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
+        if (a) cudaFree(a);
+        if (b) cudaFree(b);
+    }
+};
+
+CudaStage::CudaStage() : impl_(std::make_unique<Impl>()) {}
+CudaStage::~CudaStage() = default;
+
+std::unique_ptr<CudaStage> CudaStage::create(const vk::Context& ctx, std::string* why) {
+    std::unique_ptr<CudaStage> s(new CudaStage());
+    Impl& m = *s->impl_;
+    m.ctx = &ctx;
+    try {
+        if (const cudaError_t e = cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking); e != cudaSuccess)
+            throw std::runtime_error(cuda_error("cudaStreamCreateWithFlags", e));
+        for (auto& r : m.ring)
+            for (auto& e : r.events)
+                if (const cudaError_t err = cudaEventCreate(&e); err != cudaSuccess)
+                    throw std::runtime_error(cuda_error("cudaEventCreate", err));
+        m.timeline = interop::Timeline(ctx, 0);
+    } catch (const std::exception& e) {
+        if (why) *why = std::string("CUDA stage unavailable: ") + e.what();
+        cudaGetLastError();
+        return nullptr;
+    }
+    for (int i = 0; i < kStages; ++i) m.timings.push_back({kStageNames[i], {}, 0, 0, 0, 0, 0});
+    m.measure_copy_bandwidth();
+    std::fprintf(stderr, "CUDA device-to-device copy bandwidth (4K RGBA8): %.1f GB/s\n", m.copy_gbps);
+    return s;
+}
+
+void CudaStage::allocate(int width, int height) {
+    Impl& m = *impl_;
+    VK_CHECK(vkDeviceWaitIdle(m.ctx->device()));
+    synchronize();
+    const VkDeviceSize pitch = interop::shared_pitch(width, 4);
+    const VkDeviceSize bytes = pitch * static_cast<VkDeviceSize>(height);
+    const VkBufferUsageFlags usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    interop::SharedBuffer source(*m.ctx, bytes, usage);
+    interop::SharedBuffer filtered(*m.ctx, bytes, usage);
+    interop::SharedBuffer second(*m.ctx, bytes, usage);
+    m.source = std::move(source);
+    m.filtered = std::move(filtered);
+    m.second = std::move(second);
+    m.width = width;
+    m.height = height;
+    m.pitch = pitch;
+}
+
+VkBuffer CudaStage::source() const { return impl_->source.buffer(); }
+VkBuffer CudaStage::filtered() const { return impl_->filtered.buffer(); }
+VkBuffer CudaStage::second() const { return impl_->second.buffer(); }
+VkDeviceSize CudaStage::pitch() const { return impl_->pitch; }
+VkDeviceSize CudaStage::size() const { return impl_->source.size(); }
+VkSemaphore CudaStage::timeline() const { return impl_->timeline.semaphore(); }
+std::uint64_t CudaStage::timeline_value() const { return impl_->timeline.current_value(); }
+const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }
+double CudaStage::copy_gbps() const { return impl_->copy_gbps; }
+void CudaStage::synchronize() const {
+    if (impl_->stream) cudaStreamSynchronize(impl_->stream);
+    cudaGetLastError();
+}
+
+bool CudaStage::enqueue(const Job& job, std::uint64_t wait_value, std::uint64_t signal_value, std::string& status) {
+    Impl& m = *impl_;
+    status.clear();
+    if (!m.source) {
+        status = "no image";
+        return false;
+    }
+    std::string why;
+    if (!m.timeline.cuda_wait(wait_value, m.stream, &why)) {
+        // Signalling anyway could move the timeline past the value Vulkan is about to signal.
+        status = "the CUDA stream could not wait for Vulkan: " + why;
+        return false;
+    }
+
+    Impl::Record& rec = m.ring[m.next % kRing];
+    // A record still outstanding after kRing frames is dropped (re-recorded) rather than waited for.
+    rec.used = {};
+    rec.pending = false;
+    rec.bytes = 2.0 * static_cast<double>(m.width) * m.height * 4.0;
+    const cuda::DeviceImage src{m.source.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+    const cuda::DeviceImage dst{m.filtered.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+    const cuda::DeviceImage dst_a{m.second.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+
+    auto run_stage = [&](int stage, const char* range, auto&& body) {
+        nvtxRangePushA(range);
+        cudaEventRecord(rec.events[stage * 2], m.stream);
+        body();
+        cudaEventRecord(rec.events[stage * 2 + 1], m.stream);
+        rec.used[stage] = true;
+        nvtxRangePop();
+    };
+    auto copy_source = [&](const cuda::DeviceImage& to) {
+        cudaMemcpy2DAsync(to.data, to.pitch, src.data, src.pitch, static_cast<std::size_t>(m.width) * 4, m.height,
+                          cudaMemcpyDeviceToDevice, m.stream);
+    };
+    auto filter = [&](cuda::Mechanism mech, const cuda::DeviceImage& to, const char* side) {
+        const cuda::Result r = cuda::launch(job.params, job.border, mech, job.policy, src, to, m.stream);
+        if (!r) {
+            copy_source(to);
+            if (status.empty())
+                status = std::string("CUDA ") + std::string(cuda::mechanism_info(mech).name) + " (" + side + ") not run: " +
+                         r.reason + ". Showing the original on that side.";
+        }
+    };
+    {
+        run_stage(kStageB, "tilelab: CUDA filter B", [&] { filter(job.mechanism, dst, "B"); });
+        if (job.second) run_stage(kStageA, "tilelab: CUDA filter A", [&] { filter(*job.second, dst_a, "A"); });
+        if (!job.ops.empty()) {
+            run_stage(kStageOps, "tilelab: CUDA op chain", [&] {
+                const cuda::PixelPolicy pp;
+                cuda::Result r = cuda::launch_pixel_ops(job.ops, cuda::PixelMechanism::Vector, pp, dst, dst, m.stream);
+                if (r && job.second) r = cuda::launch_pixel_ops(job.ops, cuda::PixelMechanism::Vector, pp, dst_a, dst_a, m.stream);
+                if (!r && status.empty()) status = "CUDA op chain not run: " + r.reason;
+            });
+        }
+        rec.pending = true;
+        ++m.next;
+    }
+    if (!m.timeline.cuda_signal(signal_value, m.stream, &why)) {
+        status = "the CUDA stream could not signal Vulkan: " + why;
+        return false;
+    }
+    return true;
+}
+
+void CudaStage::collect_timings() {
+    Impl& m = *impl_;
+    for (auto& rec : m.ring) {
+        if (!rec.pending) continue;
+        bool all_done = true;
+        for (int s = 0; s < kStages; ++s)
+            if (rec.used[s] && cudaEventQuery(rec.events[s * 2 + 1]) != cudaSuccess) all_done = false;
+        cudaGetLastError();  // cudaErrorNotReady is not an error to keep
+        if (!all_done) continue;
+        for (int s = 0; s < kStages; ++s) {
+            if (!rec.used[s]) continue;
+            float ms = 0;
+            if (cudaEventElapsedTime(&ms, rec.events[s * 2], rec.events[s * 2 + 1]) != cudaSuccess) {
+                cudaGetLastError();
+                continue;
+            }
+            CudaStageTiming& t = m.timings[static_cast<std::size_t>(s)];
+            if (t.history.size() >= kHistory) t.history.erase(t.history.begin());
+            t.history.push_back(ms);
+            t.last_ms = ms;
+            summarise(t);
+            t.gbps = t.median_ms > 0 ? rec.bytes / (static_cast<double>(t.median_ms) * 1e6) : 0.0;
+            t.pct_of_copy = m.copy_gbps > 0 ? 100.0 * t.gbps / m.copy_gbps : 0.0;
+        }
+        rec.pending = false;
+        rec.used = {};
+    }
+}
+
+#else  // !TILELAB_HAVE_CUDA
+
+struct CudaStage::Impl {
+    std::vector<CudaStageTiming> timings;
+};
+
+CudaStage::CudaStage() : impl_(std::make_unique<Impl>()) {}
+CudaStage::~CudaStage() = default;
+
+std::unique_ptr<CudaStage> CudaStage::create(const vk::Context&, std::string* why) {
+    if (why) *why = "CUDA unavailable: built without CUDA";
+    return nullptr;
+}
+void CudaStage::allocate(int, int) { throw std::runtime_error("built without CUDA"); }
+VkBuffer CudaStage::source() const { return VK_NULL_HANDLE; }
+VkBuffer CudaStage::filtered() const { return VK_NULL_HANDLE; }
+VkBuffer CudaStage::second() const { return VK_NULL_HANDLE; }
+VkDeviceSize CudaStage::pitch() const { return 0; }
+VkDeviceSize CudaStage::size() const { return 0; }
+VkSemaphore CudaStage::timeline() const { return VK_NULL_HANDLE; }
+std::uint64_t CudaStage::timeline_value() const { return 0; }
+bool CudaStage::enqueue(const Job&, std::uint64_t, std::uint64_t, std::string& status) {
+    status = "built without CUDA";
+    return false;
+}
+void CudaStage::collect_timings() {}
+const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }
+double CudaStage::copy_gbps() const { return 0.0; }
+void CudaStage::synchronize() const {}
+
+#endif
+
+} // namespace tl

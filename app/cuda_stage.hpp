@@ -1,0 +1,92 @@
+// The viewer's CUDA stage: the interop decision made at start-up, the shared source/filtered
+// buffers, the timeline hand-off and the filter + op chain on a CUDA stream, timed with events.
+// Plain C++ header (no CUDA types); in builds without CUDA, CudaStage::create refuses with the reason.
+#pragma once
+
+#include "filter_spec.hpp"
+#include "interop/cuda_device.hpp"
+#include "pixel_ops.hpp"
+#include "stencil_api.hpp"
+#include "vk/context.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tl {
+
+// What main() decided about sharing with CUDA, for the Interop panel and the viewer.
+struct InteropDecision {
+    bool usable = false;
+    std::string reason;  // why not, when !usable ("CUDA unavailable: no NVIDIA driver ...")
+    std::optional<interop::CudaDeviceInfo> cuda;
+    bool uuid_match = false;
+};
+
+// Before the Vulkan context exists: queries CUDA and fills `options` so the Vulkan device is the
+// CUDA device (by UUID) with the interop extensions enabled. Returns the CUDA side's description.
+InteropDecision prepare_interop(vk::ContextOptions& options);
+// After the context exists: checks the UUIDs match, the extensions are there and the CUDA device
+// can be made current. Prints the decision on stderr.
+void finish_interop(InteropDecision& decision, const vk::Context& ctx);
+
+// Rolling timing of one CUDA stage, from cudaEvents read a frame or more later.
+struct CudaStageTiming {
+    std::string name;
+    std::vector<float> history;  // ms, oldest first
+    float last_ms = 0, median_ms = 0, p95_ms = 0;
+    double gbps = 0;          // one read + one write of the image, at the median time
+    double pct_of_copy = 0;   // gbps / device-to-device copy bandwidth
+};
+
+class CudaStage {
+public:
+    static constexpr std::size_t kHistory = 120;
+
+    // nullptr with `why` when CUDA cannot be used (stream, timeline or events failed to create).
+    static std::unique_ptr<CudaStage> create(const vk::Context& ctx, std::string* why);
+    ~CudaStage();
+    CudaStage(const CudaStage&) = delete;
+    CudaStage& operator=(const CudaStage&) = delete;
+
+    // (Re)allocates the shared buffers for a width x height RGBA8 image, new ones before the old
+    // ones go; waits for both APIs first (vkDeviceWaitIdle + cudaStreamSynchronize). Throws
+    // vk::Error / std::runtime_error with the reason; the current buffers stay on failure.
+    void allocate(int width, int height);
+    VkBuffer source() const;
+    VkBuffer filtered() const;
+    VkBuffer second() const;  // the A side when it shows a second mechanism
+    VkDeviceSize pitch() const;
+    VkDeviceSize size() const;  // bytes of each buffer
+    VkSemaphore timeline() const;
+    std::uint64_t timeline_value() const;
+
+    struct Job {
+        FilterParams params;
+        Border border = Border::Clamp;
+        cuda::Mechanism mechanism = cuda::Mechanism::Global;
+        cuda::Policy policy;
+        std::optional<cuda::Mechanism> second;  // also filter into second() with this mechanism
+        std::vector<PixelOp> ops;              // applied in place on filtered() (and second())
+    };
+    // Enqueues on the stage's stream: wait for the timeline to reach wait_value, filter (and op
+    // chain), signal signal_value. A refused launch copies the source instead (the picture stays
+    // honest) and its reason lands in `status`. Returns false only when the signal could not be
+    // enqueued (then nobody may wait for signal_value).
+    bool enqueue(const Job& job, std::uint64_t wait_value, std::uint64_t signal_value, std::string& status);
+    // Reads the events of earlier frames that have completed (cudaEventQuery: never waits).
+    void collect_timings();
+    const std::vector<CudaStageTiming>& timings() const;
+    double copy_gbps() const;        // device-to-device cudaMemcpy2DAsync of a 4K image, at start-up
+    void synchronize() const;        // cudaStreamSynchronize (teardown and reallocation only)
+
+private:
+    CudaStage();
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tl
