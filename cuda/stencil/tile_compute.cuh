@@ -87,6 +87,91 @@ __device__ __forceinline__ void walk3x3(const Op& op, const typename Pixel::Stor
     __syncthreads();
 }
 
+// RGBA8 3x3 stencils on a tile whose row starts are aligned for 16-byte copies (ldgsts: the
+// pixel left of the tile at element ox = 3, so output column lx sits at element lx + 4, 16-byte
+// aligned): a work item is 4 adjacent outputs x kRows rows. Each step reads one new row segment
+// of 6 pixels with one 16-byte and two 4-byte shared loads, converts each pixel once and feeds
+// the 4 outputs from registers, then writes them as one 16-byte store. walk3x3 above converts 3
+// pixels per output and stores 4 bytes per thread.
+struct Walk3x3Vec {
+    static constexpr int kRows = 4;
+    // True when the tile layout and destination allow the vector walk.
+    __device__ __forceinline__ static bool fits(const TileShape& s) {
+        return s.r == 1 && s.ox == 3 && s.tw % 4 == 0 && s.stride % 4 == 0;
+    }
+};
+
+template <class Pixel>
+__device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* chunk) {
+    // chunk: element lx (16-byte aligned); pixels x - 1 .. x + 4 are elements lx + 3 .. lx + 8.
+    const uint4 mid = *reinterpret_cast<const uint4*>(chunk + 4);
+    d[0] = Pixel::to_float(chunk[3]);
+    d[1] = Pixel::to_float(mid.x);
+    d[2] = Pixel::to_float(mid.y);
+    d[3] = Pixel::to_float(mid.z);
+    d[4] = Pixel::to_float(mid.w);
+    d[5] = Pixel::to_float(chunk[8]);
+}
+
+template <class Pixel, class Op>
+__device__ __forceinline__ void walk3x3_vec(const Op& op, const std::uint32_t* in, const TileShape& s, int x0, int y0,
+                                            void* dst, std::size_t dst_pitch, int w, int h) {
+    constexpr int kRows = Walk3x3Vec::kRows;
+    const int groups = s.tw / 4;
+    const int runs = (s.th + kRows - 1) / kRows;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int nthreads = blockDim.x * blockDim.y;
+    // x0 is a multiple of tw (a multiple of 4), so every group starts on a 16-byte boundary of
+    // an aligned row.
+    const bool vec = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0 && dst_pitch % 16 == 0;
+    for (int item = tid; item < groups * runs; item += nthreads) {
+        const int ry = item / groups;
+        const int lx = (item - ry * groups) * 4;
+        const int ly0 = ry * kRows;
+        const int x = x0 + lx;
+        if (x >= w || y0 + ly0 >= h) continue;
+        const std::uint32_t* row = in + ly0 * s.stride + lx;  // input row ly + 1 is output row ly's centre
+        float4 ring[3][6];
+        load_row6<Pixel>(ring[0], row);
+        load_row6<Pixel>(ring[1], row + s.stride);
+#pragma unroll
+        for (int step = 0; step < kRows; ++step) {
+            const int ly = ly0 + step;
+            if (ly >= s.th || y0 + ly >= h) break;
+            load_row6<Pixel>(ring[(step + 2) % 3], row + (step + 2) * s.stride);
+            std::uint32_t out[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
+                out[i] = Pixel::from_float(op(window));
+            }
+            auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly) + x;
+            if (vec && x + 3 < w) {
+                *reinterpret_cast<uint4*>(o) = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (x + i < w) o[i] = out[i];
+            }
+        }
+    }
+    __syncthreads();
+}
+
+// Either 3x3 walk: the vector one where the layout allows it (RGBA8, aligned rows), else the
+// column walk.
+template <class Pixel, class Op>
+__device__ __forceinline__ void walk3x3_any(const Op& op, const typename Pixel::Storage* in, const TileShape& s, int x0,
+                                            int y0, void* dst, std::size_t dst_pitch, int w, int h) {
+    if constexpr (sizeof(typename Pixel::Storage) == 4) {
+        if (Walk3x3Vec::fits(s)) {
+            walk3x3_vec<Pixel>(op, reinterpret_cast<const std::uint32_t*>(in), s, x0, y0, dst, dst_pitch, w, h);
+            return;
+        }
+    }
+    walk3x3<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
+}
+
 // Writes output pixels (x0 + lx, y0 + ly) for the tile; every thread of the block takes part and
 // the caller has already made the input tile visible (__syncthreads). Ends with a barrier so
 // the caller may overwrite the input buffer afterwards.
@@ -187,7 +272,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             __syncthreads();
         }
     } else if constexpr (Radius1<Filter>::value) {
-        walk3x3<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
+        walk3x3_any<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
     } else if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
         // The weights are indexed with compile-time constants (fully unrolled 3x3 or 5x5 loops),
         // so they stay in the constant bank instead of being copied to local memory.
@@ -201,7 +286,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 return make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias),
                                    fmaf(f.scale, acc.z, f.bias), win(0, 0).w);
             };
-            walk3x3<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
+            walk3x3_any<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
         } else {
             for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
             for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
