@@ -104,8 +104,8 @@ int run_check(const CheckOptions& o) {
         std::fprintf(stderr, "check: %s\n", st.reason.c_str());
         return 1;
     }
-    auto header = [](const char* first) {
-        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", "border", "size", "format",
+    auto header = [](const char* first, const char* border) {
+        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", border, "size", "format",
                     "result", "max diff", "detail");
     };
     const auto t0 = std::chrono::steady_clock::now();
@@ -126,7 +126,7 @@ int run_check(const CheckOptions& o) {
         if (total.fatal.empty()) total.fatal = s.fatal;
     };
     if (!o.pixel_only) {
-        header("filter");
+        header("filter", "border");
         add(run_check_matrix(cfg, [&](const CheckRow& r) {
             print(r.filter, std::string(cuda::mechanism_info(r.mechanism).name), std::string(to_string(r.border)),
                   r.width, r.height, std::string(to_string(r.format)), r.status, r.max_diff, r.detail);
@@ -134,10 +134,12 @@ int run_check(const CheckOptions& o) {
     }
     if (!o.stencil_only && total.fatal.empty()) {
         // Per-pixel rows in the same columns: the op chain (or "histogram") where the filter was,
-        // no border (ops read one pixel), 1 LSB against tl::reference_pixel_ops.
-        header("ops");
+        // the memory layout where the border was (ops read one pixel: no border), 1 LSB against
+        // tl::reference_pixel_ops.
+        header("ops", "layout");
         add(run_pixel_check_matrix(pcfg, [&](const PixelCheckRow& r) {
-            print(r.ops, r.mechanism, "-", r.width, r.height, "rgba8", r.status, r.max_diff, r.detail);
+            print(r.ops, r.mechanism, to_string(r.layout), r.width, r.height, "rgba8", r.status, r.max_diff,
+                  r.detail);
         }));
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -20,6 +20,7 @@ PixelCheckConfig default_pixel_check_config() {
     for (auto& chain : pixel_chain_cases())
         if (chain.ops.size() > 1) c.cases.push_back(std::move(chain));  // chain1 is "invert" again
     c.runs = pixel_mechanism_sweep();
+    c.layouts = {PixelLayout::Padded, PixelLayout::Packed, PixelLayout::InPlace};
     return c;
 }
 
@@ -74,71 +75,93 @@ CheckSummary run_pixel_check_matrix(const PixelCheckConfig& config,
         const std::size_t dst_pitch = round_up(row_bytes, 16) + 64;
         const Image src = random_rgba8(w, h, seed++);
 
-        DeviceBuffer d_src, d_dst;
+        DeviceBuffer d_src, d_dst, d_src_packed, d_dst_packed;
         std::string err = d_src.allocate(src_pitch * rows);
         if (err.empty()) err = d_dst.allocate(dst_pitch * rows);
+        if (err.empty()) err = d_src_packed.allocate(row_bytes * rows);
+        if (err.empty()) err = d_dst_packed.allocate(row_bytes * rows);
         if (err.empty())
             err = cuda_error_text("cudaMemcpy2D (upload)", cudaMemcpy2D(d_src.get(), src_pitch, src.bytes.data(),
                                                                         row_bytes, row_bytes, rows,
                                                                         cudaMemcpyHostToDevice));
+        if (err.empty())
+            err = cuda_error_text("cudaMemcpy (upload, packed)", cudaMemcpy(d_src_packed.get(), src.bytes.data(),
+                                                                             row_bytes * rows, cudaMemcpyHostToDevice));
         if (!err.empty()) {
             sum.fatal = err;
             return sum;
         }
         const cuda::DeviceImage dsrc{d_src.get(), src_pitch, w, h, PixelFormat::RGBA8};
         const cuda::DeviceImage ddst{d_dst.get(), dst_pitch, w, h, PixelFormat::RGBA8};
+        const cuda::DeviceImage dsrc_packed{d_src_packed.get(), row_bytes, w, h, PixelFormat::RGBA8};
+        const cuda::DeviceImage ddst_packed{d_dst_packed.get(), row_bytes, w, h, PixelFormat::RGBA8};
         std::vector<std::uint8_t> got_padded(dst_pitch * rows);
 
         for (const auto& cs : config.cases) {
             Image ref(w, h, PixelFormat::RGBA8);
             reference_pixel_ops(cs.ops, src.view(), ref.view());
-            for (const auto& run : config.runs) {
-                if (!run.mechanism) continue;  // the CPU is the oracle, not a row
-                PixelCheckRow row;
-                row.ops = cs.label;
-                row.mechanism = run.label;
-                row.width = w;
-                row.height = h;
-                if (auto can = cuda::can_run_pixel(*run.mechanism, run.policy, PixelFormat::RGBA8); !can) {
-                    row.status = CheckStatus::Unavailable;
-                    row.detail = can.reason;
+            for (PixelLayout layout : config.layouts) {
+                const bool packed = layout == PixelLayout::Packed;
+                const cuda::DeviceImage& out = packed ? ddst_packed : ddst;
+                const cuda::DeviceImage& in = packed ? dsrc_packed : layout == PixelLayout::InPlace ? ddst : dsrc;
+                DeviceBuffer& out_buf = packed ? d_dst_packed : d_dst;
+                for (const auto& run : config.runs) {
+                    if (!run.mechanism) continue;  // the CPU is the oracle, not a row
+                    PixelCheckRow row;
+                    row.ops = cs.label;
+                    row.mechanism = run.label;
+                    row.layout = layout;
+                    row.width = w;
+                    row.height = h;
+                    if (auto can = cuda::can_run_pixel(*run.mechanism, run.policy, PixelFormat::RGBA8); !can) {
+                        row.status = CheckStatus::Unavailable;
+                        row.detail = can.reason;
+                        emit(row);
+                        continue;
+                    }
+                    std::string e2 = cuda_error_text("cudaMemsetAsync (poison)",
+                                                     cudaMemsetAsync(out_buf.get(), kPoison, out_buf.size(), stream));
+                    // In place: the source is copied into the poisoned destination (rows only, so
+                    // the pitch padding stays poisoned and a write past a row still shows).
+                    if (e2.empty() && layout == PixelLayout::InPlace)
+                        e2 = cuda_error_text("cudaMemcpy2DAsync (in-place source)",
+                                             cudaMemcpy2DAsync(d_dst.get(), dst_pitch, d_src.get(), src_pitch, row_bytes,
+                                                               rows, cudaMemcpyDeviceToDevice, stream));
+                    if (e2.empty()) {
+                        // can_run_pixel agreed, so a refusal here (ops, alignment, policy) is a failure.
+                        if (auto res = cuda::launch_pixel_ops(cs.ops, *run.mechanism, run.policy, in, out, stream);
+                            !res)
+                            e2 = "launch: " + res.reason;
+                    }
+                    if (e2.empty()) e2 = cuda_error_text("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+                    if (e2.empty())
+                        e2 = cuda_error_text("cudaMemcpy (download)",
+                                             cudaMemcpy(got_padded.data(), out_buf.get(), out.pitch * rows,
+                                                        cudaMemcpyDeviceToHost));
+                    if (!e2.empty()) {
+                        (void)cudaGetLastError();
+                        row.status = CheckStatus::Fail;
+                        row.detail = e2;
+                        emit(row);
+                        continue;
+                    }
+                    const ConstImageView got(got_padded.data(), out.pitch, w, h, PixelFormat::RGBA8);
+                    const ImageDiff d = compare_images(got, ref.view(), 1.0);
+                    row.max_diff = d.max_abs;
+                    long long pad_hits = 0;
+                    for (std::size_t y = 0; y < rows; ++y)
+                        for (std::size_t b = row_bytes; b < out.pitch; ++b)
+                            pad_hits += got_padded[y * out.pitch + b] != kPoison;
+                    if (d.pixels_over > 0) {
+                        row.status = CheckStatus::Fail;
+                        row.detail = std::to_string(d.pixels_over) + " pixels over 1 LSB, worst at (" +
+                                     std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
+                    } else if (pad_hits > 0) {
+                        row.status = CheckStatus::Fail;
+                        row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
+                    }
                     emit(row);
-                    continue;
                 }
-                std::string e2 = cuda_error_text("cudaMemsetAsync (poison)",
-                                                 cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream));
-                if (e2.empty()) {
-                    // can_run_pixel agreed, so a refusal here (ops, alignment, policy) is a failure.
-                    if (auto res = cuda::launch_pixel_ops(cs.ops, *run.mechanism, run.policy, dsrc, ddst, stream); !res)
-                        e2 = "launch: " + res.reason;
-                }
-                if (e2.empty()) e2 = cuda_error_text("cudaStreamSynchronize", cudaStreamSynchronize(stream));
-                if (e2.empty())
-                    e2 = cuda_error_text("cudaMemcpy (download)", cudaMemcpy(got_padded.data(), d_dst.get(),
-                                                                             got_padded.size(), cudaMemcpyDeviceToHost));
-                if (!e2.empty()) {
-                    (void)cudaGetLastError();
-                    row.status = CheckStatus::Fail;
-                    row.detail = e2;
-                    emit(row);
-                    continue;
-                }
-                const ConstImageView got(got_padded.data(), dst_pitch, w, h, PixelFormat::RGBA8);
-                const ImageDiff d = compare_images(got, ref.view(), 1.0);
-                row.max_diff = d.max_abs;
-                long long pad_hits = 0;
-                for (std::size_t y = 0; y < rows; ++y)
-                    for (std::size_t b = row_bytes; b < dst_pitch; ++b)
-                        pad_hits += got_padded[y * dst_pitch + b] != kPoison;
-                if (d.pixels_over > 0) {
-                    row.status = CheckStatus::Fail;
-                    row.detail = std::to_string(d.pixels_over) + " pixels over 1 LSB, worst at (" +
-                                 std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
-                } else if (pad_hits > 0) {
-                    row.status = CheckStatus::Fail;
-                    row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
-                }
-                emit(row);
             }
         }
 
