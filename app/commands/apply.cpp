@@ -100,8 +100,13 @@ int run_apply(const ApplyOptions& o) {
     if (static_cast<int>(ops.size()) > cuda::kMaxPixelOps)
         return fail(std::to_string(ops.size()) + " ops given; a chain holds at most " +
                     std::to_string(cuda::kMaxPixelOps));
-    const auto pixel = parse_pixel_run(o.pixel_mechanism, o.stages, error);
+    auto pixel = parse_pixel_run(o.pixel_mechanism, o.stages, error);
     if (!pixel) return fail(error);
+    if (o.bulk_store) {
+        if (pixel->mechanism != cuda::PixelMechanism::Bulk) return fail("--bulk-store needs --pixel-mechanism bulk");
+        pixel->policy.bulk_store = true;
+        pixel->label = pixel_run_label(*pixel->mechanism, pixel->policy);
+    }
     if (pixel->mechanism && ops.empty())
         return fail("--pixel-mechanism " + o.pixel_mechanism + " runs the --op chain, but no --op was given");
 

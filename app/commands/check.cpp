@@ -105,7 +105,7 @@ int run_check(const CheckOptions& o) {
         return 1;
     }
     auto header = [](const char* first, const char* border) {
-        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", border, "size", "format",
+        std::printf("%-19s %-10s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", border, "size", "format",
                     "result", "max diff", "detail");
     };
     const auto t0 = std::chrono::steady_clock::now();
@@ -113,7 +113,7 @@ int run_check(const CheckOptions& o) {
                      const std::string& format, CheckStatus status, double max_diff, const std::string& detail) {
         if (o.quiet && status != CheckStatus::Fail) return;
         const std::string size = std::to_string(w) + "x" + std::to_string(h);
-        std::printf("%-19s %-9s %-7s %-11s %-8s %-11s %9.3g  %s\n", what.c_str(), mech.c_str(), border.c_str(),
+        std::printf("%-19s %-10s %-7s %-11s %-8s %-11s %9.3g  %s\n", what.c_str(), mech.c_str(), border.c_str(),
                     size.c_str(), format.c_str(), status_name(status),
                     status == CheckStatus::Unavailable ? 0.0 : max_diff, detail.c_str());
         std::fflush(stdout);

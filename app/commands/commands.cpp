@@ -104,6 +104,7 @@ Commands::Commands(CLI::App& app) {
                        "--op gamma:2.2 --op levels:0.1:0.9:1.2 --op invert");
     apply_->add_option("--pixel-mechanism", a.pixel_mechanism,
                        "Runs the --op chain: " + pixel_mechanism_names() + " (--stages for ldgsts/bulk)");
+    apply_->add_flag("--bulk-store", a.bulk_store, "bulk: write results back with a bulk copy shared -> global");
     apply_->add_option("input", a.input, "Input image (PNG, JPEG, BMP, TGA)")->required();
     apply_->add_option("output", a.output, "Output PNG")->required();
 

@@ -34,6 +34,7 @@ struct ApplyOptions {
     bool filter_given = false;           // --filter was on the command line (else: ops alone, or an error)
     std::vector<std::string> ops;        // --op name[:a[:b[:c]]], applied in order after the filter
     std::string pixel_mechanism = "cpu"; // cpu (reference) or a pixel mechanism; reads --stages
+    bool bulk_store = false;             // bulk: write results with a bulk copy shared -> global
     std::string input;
     std::string output;
 };

@@ -213,7 +213,7 @@ void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t p
         }
     }
     std::printf("note: chainN = N ops per pixel on the same bytes (chain1 invert; chain3 lut, brightness-contrast, "
-                "gamma; chain8 adds a colour matrix, saturation, levels); sN = ldgsts/bulk batches in flight.\n"
+                "gamma; chain8 adds a colour matrix, saturation, levels); sN = ldgsts/bulk batches in flight; bulk-st = bulk with its bulk store shared -> global.\n"
                 "note: sobel + chain3 runs as two launches (filter, then ops in place: twice the bytes of one pass); "
                 "a fused single-pass filter + ops kernel is not available in this build.\n");
 

@@ -19,7 +19,7 @@ namespace tl::cmd {
 struct PixelRun {
     std::optional<cuda::PixelMechanism> mechanism;  // nullopt: tl::reference_pixel_ops on the CPU
     cuda::PixelPolicy policy;
-    std::string label;  // "cpu", "plain", "vector", "ldgsts s2", "bulk s4"
+    std::string label;  // "cpu", "plain", "vector", "ldgsts s2", "bulk s4", "bulk-st s4" (bulk store)
 };
 
 // Whether the mechanism reads PixelPolicy::stages (the others ignore it, so sweeping it is noise).
@@ -29,6 +29,7 @@ inline bool pixel_pipelined(cuda::PixelMechanism m) {
 
 inline std::string pixel_run_label(cuda::PixelMechanism m, const cuda::PixelPolicy& p) {
     std::string s(cuda::to_string(m));
+    if (m == cuda::PixelMechanism::Bulk && p.bulk_store) s += "-st";
     if (pixel_pipelined(m)) s += " s" + std::to_string(p.stages);
     return s;
 }
@@ -63,17 +64,22 @@ inline std::optional<PixelRun> parse_pixel_run(const std::string& name, int stag
     return run;
 }
 
-// Every CUDA pixel mechanism, the pipelined ones once per stage count 1..4, in table order.
+// Every CUDA pixel mechanism, the pipelined ones once per stage count 1..4, in table order; bulk
+// once more with its bulk store (shared -> global) at each stage count.
 inline std::vector<PixelRun> pixel_mechanism_sweep() {
     std::vector<PixelRun> out;
     for (const auto& info : cuda::pixel_mechanism_infos()) {
         const int last = pixel_pipelined(info.mechanism) ? 4 : 1;
-        for (int st = 1; st <= last; ++st) {
-            PixelRun r;
-            r.mechanism = info.mechanism;
-            if (pixel_pipelined(info.mechanism)) r.policy.stages = st;
-            r.label = pixel_run_label(info.mechanism, r.policy);
-            out.push_back(r);
+        for (bool store : {false, true}) {
+            if (store && info.mechanism != cuda::PixelMechanism::Bulk) continue;
+            for (int st = 1; st <= last; ++st) {
+                PixelRun r;
+                r.mechanism = info.mechanism;
+                if (pixel_pipelined(info.mechanism)) r.policy.stages = st;
+                r.policy.bulk_store = store;
+                r.label = pixel_run_label(info.mechanism, r.policy);
+                out.push_back(r);
+            }
         }
     }
     return out;

@@ -66,19 +66,27 @@ TEST(PixelFlags, StagesOutsideOneToFourAreRefused) {
 TEST(PixelFlags, SweepHasOneRowPerMechanismAndStage) {
     const auto sweep = tl::cmd::pixel_mechanism_sweep();
     std::size_t expect = 0;
-    for (const auto& info : tl::cuda::pixel_mechanism_infos()) expect += tl::cmd::pixel_pipelined(info.mechanism) ? 4 : 1;
+    for (const auto& info : tl::cuda::pixel_mechanism_infos())
+        expect += (tl::cmd::pixel_pipelined(info.mechanism) ? 4 : 1) * (info.mechanism == PixelMechanism::Bulk ? 2 : 1);
     ASSERT_EQ(sweep.size(), expect);
     std::set<std::string> labels;
     std::set<int> ldgsts_stages;
+    int bulk_stores = 0;
     for (const auto& r : sweep) {
         ASSERT_TRUE(r.mechanism);
         labels.insert(r.label);
         if (*r.mechanism == PixelMechanism::Ldgsts) ldgsts_stages.insert(r.policy.stages);
+        if (r.policy.bulk_store) {
+            EXPECT_EQ(*r.mechanism, PixelMechanism::Bulk) << "only bulk reads bulk_store";
+            ++bulk_stores;
+        }
     }
+    EXPECT_EQ(bulk_stores, 4);
     EXPECT_EQ(labels.size(), sweep.size()) << "labels must tell rows apart";
     EXPECT_EQ(ldgsts_stages, (std::set<int>{1, 2, 3, 4}));
     EXPECT_TRUE(labels.count("plain"));
     EXPECT_TRUE(labels.count("bulk s4"));
+    EXPECT_TRUE(labels.count("bulk-st s1"));
 }
 
 tl::Image random_image(int w, int h, unsigned seed) {
