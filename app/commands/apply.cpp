@@ -79,6 +79,7 @@ int run_apply(const ApplyOptions& o) {
     if (!o.filter_given && o.ops.empty())
         return fail("nothing to do: give --filter NAME, one or more --op name[:a[:b[:c]]], or both");
     const bool with_filter = o.filter_given && o.filter.filter != "none";
+    if (!with_filter && o.ops.empty()) return fail("--filter none needs at least one --op name[:a[:b[:c]]]");
     std::string error;
     std::optional<FilterParams> params;
     if (with_filter) {

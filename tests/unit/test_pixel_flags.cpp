@@ -198,6 +198,7 @@ TEST_F(ApplyPixel, FilterNoneIsOpsAlone) {
 TEST_F(ApplyPixel, UserErrorsExitNonZeroWithoutOutput) {
     const std::string files = " \"" + in().string() + "\" \"" + out().string() + "\"";
     EXPECT_EQ(apply(files), 1) << "neither --filter nor --op";
+    EXPECT_EQ(apply("--filter none" + files), 1) << "no filter and no op";
     EXPECT_EQ(apply("--op invert --pixel-mechanism fast" + files), 1);
     EXPECT_EQ(apply("--op invert --pixel-mechanism ldgsts --stages 7" + files), 1);
     EXPECT_EQ(apply("--op gamma:0" + files), 1) << "gamma out of range";
