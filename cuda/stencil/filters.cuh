@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <type_traits>
 
 namespace tl::cuda::dev {
 
@@ -171,6 +172,56 @@ struct UserKernelFilter {
         return make_float4(fmaf(scale, acc.x, bias), fmaf(scale, acc.y, bias), fmaf(scale, acc.z, bias), e.w);
     }
 };
+
+// Radius-1 twins of BoxFilter and UserKernelFilter with the radius as a compile-time constant,
+// so the mechanisms' fixed-radius paths (register window sliding down the rows, one conversion
+// per pixel, 16-byte stores) take them; the arithmetic is BoxFilter's / UserKernelFilter's for
+// radius 1 in the same order, so results are bit-identical. Mechanisms that do not know them
+// keep using the runtime-radius functors from with_filter().
+struct Box3Filter {
+    static constexpr int radius = 1;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+            for (int dx = -1; dx <= 1; ++dx) fma_into(acc, 1.0f, w(dx, dy));
+        return with_alpha((1.0f / 9.0f) * acc, w(0, 0).w);
+    }
+};
+
+struct UserKernel3Filter {
+    static constexpr int radius = 1;
+    float weights[9];
+    float scale, bias;
+    template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+            for (int dx = -1; dx <= 1; ++dx) fma_into(acc, weights[(dy + 1) * 3 + dx + 1], w(dx, dy));
+        const float4 e = w(0, 0);
+        return make_float4(fmaf(scale, acc.x, bias), fmaf(scale, acc.y, bias), fmaf(scale, acc.z, bias), e.w);
+    }
+};
+
+// Calls fn with the radius-1 twin of `f` where there is one (Box / UserKernel of radius 1),
+// else with `f` itself.
+template <class Filter, class Fn>
+decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
+    if constexpr (std::is_same_v<Filter, BoxFilter>) {
+        if (f.radius == 1) return fn(Box3Filter{});
+    } else if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
+        if (f.radius == 1) {
+            UserKernel3Filter u{};
+            for (int i = 0; i < 9; ++i) u.weights[i] = f.weights[i];
+            u.scale = f.scale;
+            u.bias = f.bias;
+            return fn(u);
+        }
+    }
+    return fn(f);
+}
 
 // Calls fn(functor) with the functor for these parameters (host side, before a launch), so a
 // mechanism instantiates its kernel once per filter type.

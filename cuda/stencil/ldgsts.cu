@@ -104,7 +104,10 @@ Result launch_ldgsts(const LaunchArgs& a) {
         using Pixel = decltype(pixel);
         using Storage = typename Pixel::Storage;
         constexpr int PPC = 16 / sizeof(Storage);
-        return dev::with_filter(a.params, [&](auto filter) -> Result {
+        // Box and user kernels of radius 1 run as their compile-time-radius twins (the 3x3
+        // register walk) instead of the separable strip / per-tap window.
+        return dev::with_filter(a.params, [&](auto filter0) -> Result {
+          return dev::with_fixed_radius(filter0, [&](auto filter) -> Result {
             using Filter = decltype(filter);
             const auto& prop = current_device_props();
             const int r = functor_radius(filter);
@@ -129,6 +132,7 @@ Result launch_ldgsts(const LaunchArgs& a) {
             kernel<<<grid, dim3(32, 8), smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data, a.src.pitch,
                                                           a.dst.data, a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_ldgsts_kernel");
+          });
         });
     });
 }

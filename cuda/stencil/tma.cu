@@ -199,7 +199,11 @@ Result launch_tma(const LaunchArgs& a) {
     if (Result r = query_hopper("tma", &dev); !r) return r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) { return run_tma<decltype(filter), Pixel>(a, filter, dev); });
+        // Box and user kernels of radius 1 run as their compile-time-radius twins (register
+        // window path) instead of the separable strip / per-tap window.
+        return dev::with_filter(a.params, [&](auto filter) {
+            return dev::with_fixed_radius(filter, [&](auto f) { return run_tma<decltype(f), Pixel>(a, f, dev); });
+        });
     });
 }
 
