@@ -147,6 +147,12 @@ CommandLine::CommandLine(CLI::App& cli) {
                    "this GPU can run when CUDA is usable, else vulkan-tiled)")
         ->check(CLI::IsMember(mechanisms))
         ->group("Filter");
+    const auto cuda_mechanisms = names_of(cuda::mechanism_infos(), [](const cuda::MechanismInfo& m) { return std::string(m.name); });
+    cli.add_option("--mechanism-a", mechanism_a_,
+                   "Split/diff view: the A side shows this CUDA mechanism's output instead of the original "
+                   "(with --view diff, |B - A| compares two mechanisms)")
+        ->check(CLI::IsMember(cuda_mechanisms))
+        ->group("Filter");
 
     cli.add_option("--view", view_, "What the viewport shows")->capture_default_str()
         ->check(CLI::IsMember({"original", "filtered", "split", "diff"}))
@@ -212,6 +218,7 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
     }
     if (!variant_.empty()) v.variant = *vk::parse_compute_variant(variant_);
     v.mechanism = mechanism_;
+    v.mechanism_a = mechanism_a_;
     if (auto variant = vk::parse_compute_variant(mechanism_)) v.variant = *variant;
     const std::pair<const char*, vk::ViewMode> views[] = {
         {"original", vk::ViewMode::Original}, {"filtered", vk::ViewMode::Filtered}, {"split", vk::ViewMode::Split}, {"diff", vk::ViewMode::Diff}};

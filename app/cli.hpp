@@ -43,6 +43,7 @@ private:
     std::vector<std::string> ops_;
     std::string variant_;
     std::string mechanism_;
+    std::string mechanism_a_;
     std::string view_ = "split";
     float gain_ = 4.0f;
     float split_ = 0.5f;

@@ -148,9 +148,15 @@ void Viewer::choose_start_mechanism() {
             if (filter_state_.mechanism < 0 && cuda::can_run(pick, filter_state_.params, PixelFormat::RGBA8, filter_state_.policy))
                 filter_state_.mechanism = index_of(pick);
     }
+    if (const auto a = cuda::parse_mechanism(setup_.mechanism_a)) {
+        if (filter_state_.mechanism >= 0) filter_state_.mechanism_a = index_of(*a);
+        else std::fprintf(stderr, "tilelab: --mechanism-a %s needs the CUDA path; the A side shows the original\n", setup_.mechanism_a.c_str());
+    }
     if (filter_state_.mechanism >= 0) {
         filter_state_.run_every_frame = true;  // live CUDA timings in the Stats panel
-        std::fprintf(stderr, "Filter path: CUDA %s\n", std::string(infos[static_cast<std::size_t>(filter_state_.mechanism)].name).c_str());
+        std::fprintf(stderr, "Filter path: CUDA %s%s%s\n", std::string(infos[static_cast<std::size_t>(filter_state_.mechanism)].name).c_str(),
+                     filter_state_.mechanism_a >= 0 ? ", A side: CUDA " : "",
+                     filter_state_.mechanism_a >= 0 ? std::string(infos[static_cast<std::size_t>(filter_state_.mechanism_a)].name).c_str() : "");
     } else {
         std::fprintf(stderr, "Filter path: Vulkan compute (%s)\n", std::string(vk::to_string(filter_state_.variant)).c_str());
     }

@@ -29,6 +29,7 @@ struct ViewerSetup {
     std::vector<PixelOp> ops;                   // --op chain (enabled when not empty)
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
     std::string mechanism;                      // --mechanism: a CUDA mechanism or Vulkan variant name; empty = best
+    std::string mechanism_a;                    // --mechanism-a: the A side's CUDA mechanism; empty = the original
     InteropDecision interop;                    // whether the CUDA path may be used, and why not
     vk::ViewMode view = vk::ViewMode::Split;
     float gain = 4.0f;

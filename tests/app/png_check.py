@@ -84,6 +84,16 @@ def main():
                     print(f"{path}: colour ({r},{g},{b}) found at ({x},{y})")
                     return
         raise SystemExit(f"{path}: no pixel near ({r},{g},{b}) in [{x0},{x1})x[{y0},{y1})")
+    elif cmd == "lacks-color":
+        r, g, b, tol, x0, y0, x1, y1 = map(int, sys.argv[3:11])
+        for y in range(max(y0, 0), min(y1, height)):
+            row = rows[y]
+            for x in range(max(x0, 0), min(x1, width)):
+                px = row[x * bpp:x * bpp + 3]
+                if abs(px[0] - r) <= tol and abs(px[1] - g) <= tol and abs(px[2] - b) <= tol:
+                    raise SystemExit(f"{path}: colour ({r},{g},{b}) found at ({x},{y}), expected none in "
+                                     f"[{x0},{x1})x[{y0},{y1})")
+        print(f"{path}: no pixel near ({r},{g},{b}) in [{x0},{x1})x[{y0},{y1})")
     else:
         raise SystemExit(f"unknown check {cmd}")
 
