@@ -225,7 +225,10 @@ Result launch_cluster(const LaunchArgs& a) {
     if (Result r = query_hopper("cluster", &dev); !r) return r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) { return run_cluster<decltype(filter), Pixel>(a, filter, dev); });
+        // Box / user kernels of radius 1 as their compile-time-radius twins (register window path).
+        return dev::with_filter(a.params, [&](auto filter) {
+            return dev::with_fixed_radius(filter, [&](auto f) { return run_cluster<decltype(f), Pixel>(a, f, dev); });
+        });
     });
 }
 

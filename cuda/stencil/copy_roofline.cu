@@ -24,7 +24,7 @@ constexpr int kUnroll = 8;
 // (pitch == row): chunk index = offset, no division.
 __global__ void __launch_bounds__(kThreads) copy_2d_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
                                                            std::size_t pitch_chunks, std::size_t row_chunks,
-                                                           std::size_t total, bool contiguous) {
+                                                           std::size_t total, bool contiguous, bool streaming) {
     const std::size_t base = std::size_t(blockIdx.x) * (kThreads * kUnroll) + threadIdx.x;
     uint4 v[kUnroll];
     std::size_t off[kUnroll];
@@ -37,17 +37,20 @@ __global__ void __launch_bounds__(kThreads) copy_2d_kernel(uint4* __restrict__ d
             const std::size_t y = j / row_chunks;
             off[k] = y * pitch_chunks + (j - y * row_chunks);
         }
-        if (j < total) v[k] = __ldg(src + off[k]);
+        if (j < total) v[k] = streaming ? __ldcs(src + off[k]) : __ldg(src + off[k]);
     }
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k)
-        if (base + std::size_t(k) * kThreads < total) dst[off[k]] = v[k];
+        if (base + std::size_t(k) * kThreads < total) {
+            if (streaming) __stcs(dst + off[k], v[k]);
+            else dst[off[k]] = v[k];
+        }
 }
 
 } // namespace
 
 Result copy_kernel_2d(void* dst, const void* src, std::size_t pitch, std::size_t row_bytes, std::size_t rows,
-                      void* stream) {
+                      void* stream, bool streaming) {
     const std::size_t row16 = (row_bytes + 15) / 16 * 16;
     if (reinterpret_cast<std::uintptr_t>(dst) % 16 || reinterpret_cast<std::uintptr_t>(src) % 16 || pitch % 16 ||
         row16 > pitch)
@@ -57,7 +60,8 @@ Result copy_kernel_2d(void* dst, const void* src, std::size_t pitch, std::size_t
     const std::size_t blocks = (total + kThreads * kUnroll - 1) / (kThreads * kUnroll);
     if (blocks > 0x7fffffffu) return Result::fail("copy kernel: image too large");
     copy_2d_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<uint4*>(dst), static_cast<const uint4*>(src), pitch / 16, row16 / 16, total, row16 == pitch);
+        static_cast<uint4*>(dst), static_cast<const uint4*>(src), pitch / 16, row16 / 16, total, row16 == pitch,
+        streaming);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return Result::fail(std::string("copy kernel: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
     return Result::success();

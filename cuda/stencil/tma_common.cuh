@@ -483,7 +483,32 @@ __device__ __forceinline__ void vertical_run(const tl::cuda::dev::BoxFilter&, co
 template <class Pixel>
 __device__ __forceinline__ void vertical_run(const tl::cuda::dev::GaussianFilter& g, const typename Pixel::Storage* col,
                                              int stride, int rows, int R, float4* out, int out_stride) {
-    for (int j = 0; j < rows; ++j) {
+    // Groups of 4 output rows share a 4-deep window of converted pixels sliding down the taps:
+    // (4 + 2R) loads and conversions per 4 outputs instead of 4 (2R + 1); per output the taps are
+    // summed in the same order as one row at a time.
+    int j = 0;
+    for (; j + 4 <= rows; j += 4) {
+        float4 win[4], acc[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            win[i] = Pixel::to_float(col[(j + i) * stride]);
+            acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        for (int k = 0; k <= 2 * R; ++k) {
+            const float wk = g.weights[k];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) f4_fma(acc[i], wk, win[i]);
+            if (k < 2 * R) {
+                win[0] = win[1];
+                win[1] = win[2];
+                win[2] = win[3];
+                win[3] = Pixel::to_float(col[(j + k + 4) * stride]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) out[(j + i) * out_stride] = acc[i];
+    }
+    for (; j < rows; ++j) {
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
         for (int k = 0; k <= 2 * R; ++k) f4_fma(acc, g.weights[k], Pixel::to_float(col[(j + k) * stride]));
         out[j * out_stride] = acc;
@@ -504,11 +529,23 @@ __device__ __forceinline__ void horizontal_run(const tl::cuda::dev::BoxFilter& b
 }
 __device__ __forceinline__ void horizontal_run(const tl::cuda::dev::GaussianFilter& g, const float4* row, int R,
                                                float4 (&out)[kRun]) {
+    // A kRun-wide window of the strip slides along the taps: kRun + 2R strip loads per run
+    // instead of kRun (2R + 1); per output the same summation order.
+    float4 win[kRun];
 #pragma unroll
     for (int i = 0; i < kRun; ++i) {
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int k = 0; k <= 2 * R; ++k) f4_fma(acc, g.weights[k], row[i + k]);
-        out[i] = acc;
+        win[i] = row[i];
+        out[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    for (int k = 0; k <= 2 * R; ++k) {
+        const float wk = g.weights[k];
+#pragma unroll
+        for (int i = 0; i < kRun; ++i) f4_fma(out[i], wk, win[i]);
+        if (k < 2 * R) {
+#pragma unroll
+            for (int i = 0; i + 1 < kRun; ++i) win[i] = win[i + 1];
+            win[kRun - 1] = row[k + kRun];
+        }
     }
 }
 

@@ -118,7 +118,10 @@ Result launch_tma_ws(const LaunchArgs& a) {
     if (Result r = query_hopper("tma_ws", &dev); !r) return r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) { return run_tma_ws<decltype(filter), Pixel>(a, filter, dev); });
+        // Box / user kernels of radius 1 as their compile-time-radius twins (register window path).
+        return dev::with_filter(a.params, [&](auto filter) {
+            return dev::with_fixed_radius(filter, [&](auto f) { return run_tma_ws<decltype(f), Pixel>(a, f, dev); });
+        });
     });
 }
 
