@@ -286,6 +286,16 @@ void CudaStage::collect_timings() {
     }
 }
 
+void CudaStage::reset_timings() {
+    Impl& m = *impl_;
+    for (auto& t : m.timings) t = CudaStageTiming{t.name, {}, 0, 0, 0, 0, 0};
+    // Events still in flight belong to the old settings: drop them too.
+    for (auto& rec : m.ring) {
+        rec.pending = false;
+        rec.used = {};
+    }
+}
+
 #else  // !TILELAB_HAVE_CUDA
 
 struct CudaStage::Impl {
@@ -313,6 +323,7 @@ bool CudaStage::enqueue(const Job&, std::uint64_t, std::uint64_t, std::string& s
 }
 void CudaStage::collect_timings() {}
 const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }
+void CudaStage::reset_timings() {}
 double CudaStage::copy_gbps() const { return 0.0; }
 void CudaStage::synchronize() const {}
 

@@ -80,6 +80,7 @@ public:
     // Reads the events of earlier frames that have completed (cudaEventQuery: never waits).
     void collect_timings();
     const std::vector<CudaStageTiming>& timings() const;
+    void reset_timings();  // forget the history (another mechanism, filter or policy was chosen)
     double copy_gbps() const;        // device-to-device cudaMemcpy2DAsync of a 4K image, at start-up
     void synchronize() const;        // cudaStreamSynchronize (teardown and reallocation only)
 

@@ -442,7 +442,10 @@ void Viewer::on_ui() {
         }
     }
     if (actions.generate) generate();
-    if (actions.filter_changed) filter_dirty_ = true;
+    if (actions.filter_changed) {
+        filter_dirty_ = true;
+        if (cuda_) cuda_->reset_timings();  // medians of one mechanism and one set of parameters only
+    }
     apply_path_change();
 
     // Presenter keys (when no text field has focus). ImGui 1.86 indexes keys by the GLFW key code,
@@ -545,7 +548,10 @@ void Viewer::viewport_window() {
     case vk::ViewMode::Diff: {
         char g[32];
         std::snprintf(g, sizeof(g), "  gain x%.1f", static_cast<double>(view_.gain));
-        chip(dl, ImVec2(origin.x + pad, origin.y + pad), "|B - A|  " + filtered_label + g, false, red);
+        const std::string versus = bound_mechanism_a_ >= 0
+            ? "A = CUDA " + std::string(cuda::mechanism_infos()[static_cast<std::size_t>(bound_mechanism_a_)].name) + ", B = "
+            : "";
+        chip(dl, ImVec2(origin.x + pad, origin.y + pad), "|B - A|  " + versus + path_label + filtered_label + g, false, red);
         break;
     }
     }

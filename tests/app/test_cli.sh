@@ -20,8 +20,8 @@ run() {
 
 run 0 --help
 for flag in --headless --frames --screenshot --size --vsync --ui-scale --validate --image --generate --gen-size \
-            --seed --assets --filter --radius --sigma --amount --kernel --scale --bias --border --variant --view \
-            --gain --split apply check bench; do
+            --seed --assets --filter --radius --sigma --amount --kernel --scale --bias --border --variant --mechanism \
+            --mechanism-a --view --gain --split apply check bench; do
     echo "$text" | grep -q -- "$flag" || fail "--help does not mention $flag"
 done
 
@@ -33,6 +33,15 @@ run 2 --filter nosuch
 for name in box gaussian sobel laplacian sharpen emboss; do
     echo "$text" | grep -q "$name" || fail "--filter nosuch does not list '$name'"
 done
+
+# --mechanism lists every CUDA mechanism of the table and both Vulkan variants.
+run 2 --mechanism nosuch
+for name in global texture smem ldgsts tma tma_ws cluster vulkan-plain vulkan-tiled; do
+    echo "$text" | grep -q "$name" || fail "--mechanism nosuch does not list '$name'"
+done
+run 2 --mechanism-a vulkan-plain
+run 0 --headless --frames 1 --size 640x360 --mechanism vulkan-plain
+echo "$text" | grep -q "Filter path: Vulkan compute (vulkan-plain)" || fail "--mechanism vulkan-plain was not taken"
 
 run 2 --filter box --radius 99
 echo "$text" | grep -q "1..32" || fail "--radius 99 does not state the valid range"
