@@ -396,6 +396,7 @@ void Viewer::on_ui() {
             in.validation = app_->context().validation_enabled();
             in.validation_messages = app_->context().validation_messages();
             in.filter_runs = filter_state_.runs;
+            in.pass_history = &pass_history_;
             if (cuda_) {
                 in.cuda = &cuda_->timings();
                 in.copy_gbps = cuda_->copy_gbps();
@@ -666,6 +667,15 @@ void Viewer::on_prepare(const FrameInfo& frame) {
 }
 
 void Viewer::on_frame_done(std::uint32_t slot) {
+    if (app_) {
+        for (const auto& t : app_->timers().latest()) {
+            // A filter that ran once keeps its last time in latest(): plot only measurements.
+            if (t.name.rfind("Filter", 0) == 0 && !filter_state_.run_every_frame) continue;
+            auto& h = pass_history_[t.name];
+            if (h.size() >= CudaStage::kHistory) h.erase(h.begin());
+            h.push_back(static_cast<float>(t.ms));
+        }
+    }
     if (cuda_) {
         cuda_->collect_timings();
         const auto& b = cuda_->timings().front();

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,7 @@ private:
     bool bound_cuda_path_ = false;      // what the display's descriptors and the timings were set up for
     int bound_mechanism_a_ = -1;
     bool reported_cuda_run_ = false;
+    std::map<std::string, std::vector<float>> pass_history_;  // Vulkan pass times (ms), oldest first, for the plots
     Image image_;                       // host copy of the source (inspector input values)
     vk::Buffer source_;                 // linear RGBA8 with pitch_ (Vulkan-only runs)
     vk::Buffer filtered_;

@@ -315,6 +315,15 @@ void stats_panel(const StatsInput& in) {
             std::string name = t.name.substr(0, 20);
             name.resize(20, ' ');
             ImGui::Text("%s %7.3f ms", name.c_str(), t.ms);
+            if (in.pass_history) {
+                const auto it = in.pass_history->find(t.name);
+                if (it != in.pass_history->end() && it->second.size() > 1) {
+                    const auto& h = it->second;
+                    const float peak = *std::max_element(h.begin(), h.end());
+                    ImGui::PlotLines(("##pass" + t.name).c_str(), h.data(), static_cast<int>(h.size()), 0, nullptr, 0.0f,
+                                     peak * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 1.6f));
+                }
+            }
         }
     }
     if (in.cuda) {

@@ -5,6 +5,7 @@
 #include "viewer_state.hpp"
 #include "vk/gpu_timers.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct StatsInput {
     std::uint32_t validation_messages = 0;
     bool validation = false;
     int filter_runs = 0;
+    const std::map<std::string, std::vector<float>>* pass_history = nullptr;  // Vulkan pass times per name, ms
     const std::vector<CudaStageTiming>* cuda = nullptr;  // CUDA stages, when the CUDA stage exists
     double copy_gbps = 0.0;
 };
