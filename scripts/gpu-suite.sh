@@ -3,6 +3,7 @@
 # the gpu-labelled ctest (check matrix, bad input, SASS, per-pixel, histogram, interop),
 # `tilelab check`, `tilelab bench` (stencil + per-pixel rows, JSON) and a headless screenshot
 # of the CUDA path. Usage: scripts/gpu-suite.sh BUILD_DIR OUT_DIR [SECONDS_PER_STEP]
+# STEPS="ctest_gpu check bench shot sanitizers" (the default) picks and orders the steps.
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -10,8 +11,10 @@ step=${3:-240}
 mkdir -p "$out"
 app=$build/app/tilelab
 rc=0
+steps=" ${STEPS:-ctest_gpu check bench shot sanitizers} "
 run() {  # name, command...: runs with a time limit, logs to $out/name.log, remembers failures
   local name=$1; shift
+  [[ $steps == *" $name "* ]] || return 0
   echo "=== $name: $*"
   timeout "$step" "$@" > "$out/$name.log" 2>&1
   local r=$?
