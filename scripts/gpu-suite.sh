@@ -24,10 +24,11 @@ run() {  # name, command...: runs with a time limit, logs to $out/name.log, reme
 }
 # gtest_discover_tests (PRE_TEST) includes GoogleTestAddTests.cmake from the CMake that configured
 # the tree; on a machine with another CMake version, point that path at this machine's copy.
-need=$(grep -ho '/[^ )"]*GoogleTestAddTests.cmake' "$build"/tests/*/*_include.cmake 2>/dev/null | head -1)
+need=$(grep -ho '/[^ )"]*/Modules/GoogleTestAddTests.cmake' "$build"/tests/*/*_include.cmake 2>/dev/null | head -1)
 if [ -n "$need" ] && [ ! -e "$need" ]; then
-  have=$(find / -name GoogleTestAddTests.cmake -path '*Modules*' 2>/dev/null | head -1)
-  [ -n "$have" ] && mkdir -p "$(dirname "$need")" && ln -s "$have" "$need"
+  have=$(find / -path '*/Modules/GoogleTestAddTests.cmake' -not -path "${need%/Modules/*}/*" 2>/dev/null | head -1)
+  # Link the whole CMake root: the module includes siblings relative to its own folder.
+  [ -n "$have" ] && mkdir -p "$(dirname "${need%/Modules/*}")" && ln -sfn "${have%/Modules/*}" "${need%/Modules/*}"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 run ctest_gpu ctest --test-dir "$build" -L gpu -E sanitizer --output-on-failure
