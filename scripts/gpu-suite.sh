@@ -3,7 +3,9 @@
 # the gpu-labelled ctest (check matrix, bad input, SASS, per-pixel, histogram, interop),
 # `tilelab check`, `tilelab bench` (stencil + per-pixel rows, JSON) and a headless screenshot
 # of the CUDA path. Usage: scripts/gpu-suite.sh BUILD_DIR OUT_DIR [SECONDS_PER_STEP]
-# STEPS="ctest_gpu check bench shot sanitizers" (the default) picks and orders the steps.
+# STEPS="gpu_tests interop check bench shot sanitizers" (the default) picks the steps. The test
+# programs are run directly (not through ctest) so the tree also runs on a machine whose CMake
+# differs from the one that configured it.
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -11,10 +13,12 @@ step=${3:-240}
 mkdir -p "$out"
 app=$build/app/tilelab
 rc=0
-steps=" ${STEPS:-ctest_gpu check bench shot sanitizers} "
+steps=" ${STEPS:-gpu_tests interop check bench shot sanitizers} "
 run() {  # name, command...: runs with a time limit, logs to $out/name.log, remembers failures
   local name=$1; shift
-  [[ $steps == *" $name "* ]] || return 0
+  local key=$name
+  [[ $name == sanitizer_* ]] && key=sanitizers
+  [[ $steps == *" $key "* ]] || return 0
   echo "=== $name: $*"
   timeout "$step" "$@" > "$out/$name.log" 2>&1
   local r=$?
@@ -22,18 +26,14 @@ run() {  # name, command...: runs with a time limit, logs to $out/name.log, reme
   echo "=== $name: exit $r"
   [ $r -eq 0 ] || rc=1
 }
-# gtest_discover_tests (PRE_TEST) includes GoogleTestAddTests.cmake from the CMake that configured
-# the tree; on a machine with another CMake version, point that path at this machine's copy.
-need=$(grep -ho '/[^ )"]*/Modules/GoogleTestAddTests.cmake' "$build"/tests/*/*_include.cmake 2>/dev/null | head -1)
-if [ -n "$need" ] && [ ! -e "$need" ]; then
-  have=$(find / -path '*/Modules/GoogleTestAddTests.cmake' -not -path "${need%/Modules/*}/*" 2>/dev/null | head -1)
-  # Link the whole CMake root: the module includes siblings relative to its own folder.
-  [ -n "$have" ] && mkdir -p "$(dirname "${need%/Modules/*}")" && ln -sfn "${have%/Modules/*}" "${need%/Modules/*}"
-fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
-run ctest_gpu ctest --test-dir "$build" -L gpu -E sanitizer --output-on-failure
+run gpu_tests "$build/tests/gpu/tilelab_gpu_tests"
+run interop "$build/tests/interop/tilelab_interop_tests"
 run check "$app" check --quiet
 run bench "$app" bench --size 4k --json "$out/bench.json" --pixel --pixel-json "$out/bench_pixel.json"
 run shot "$app" --headless --frames 60 --size 1920x1080 --ui-scale 1.25 --filter sobel --screenshot "$out/shot.png"
-run sanitizers ctest --test-dir "$build" -L gpu -R sanitizer --output-on-failure
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck synccheck; do
+  run "sanitizer_$tool" "$san" --tool "$tool" --error-exitcode 1 "$app" check --sizes 17x9 129x65 --quiet
+done
 exit $rc
