@@ -232,14 +232,14 @@ class PixelOpsMatrix : public ::testing::TestWithParam<std::tuple<std::size_t, s
 protected:
     void SetUp() override {
         if (const std::string p = device_problem(); !p.empty()) GTEST_SKIP() << p;
-        const Config& c = configs()[std::get<1>(GetParam())];
+        const Config c = configs()[std::get<1>(GetParam())];
         if (auto r = tl::cuda::can_run_pixel(c.mechanism, c.policy, PixelFormat::RGBA8); !r) GTEST_SKIP() << r.reason;
     }
 
     void run(PixelFormat f, bool with_4k) {
         const std::size_t ci = std::get<0>(GetParam());
         const OpCase oc = op_cases()[ci];
-        const Config& c = configs()[std::get<1>(GetParam())];
+        const Config c = configs()[std::get<1>(GetParam())];
         for (const Size& s : kSizes) {
             if (!with_4k && s.w == 3840) continue;
             const Expected& e = expected(ci, s, f);
