@@ -102,10 +102,11 @@ TEST_F(HistogramTest, ConstantImageFillsOneBinPerChannel) {
     EXPECT_EQ(got[0][10], 640u * 480u);
     EXPECT_EQ(got[1][200], 640u * 480u);
     EXPECT_EQ(got[2][255], 640u * 480u);
-    // A flat image has nothing to stretch: auto-levels gives the identity.
+    // Auto-levels pools R, G and B (one black and one white point keeps the colour balance), so
+    // here the pooled samples are a third each at 10, 200 and 255: black 10, white 255.
     const tl::PixelOp lv = tl::cuda::auto_levels(got);
     EXPECT_EQ(lv.kind, tl::PixelOpKind::Levels);
-    EXPECT_EQ(lv.a, 0.0f);
+    EXPECT_EQ(lv.a, 10.0f / 255.0f);
     EXPECT_EQ(lv.b, 1.0f);
 }
 
