@@ -1,6 +1,7 @@
 // Per-pixel CUDA library against tl::reference_pixel_ops: every op, chains of 0, 1, 3, 8 and 16 ops,
 // every mechanism (stages 1..4, bulk store on/off), sizes straddling the 16-byte chunks, packed and
 // pitched images, in place; the refusals; and the SASS of each mechanism's kernels.
+#include "sass_dump.hpp"
 #include "pixel_api.hpp"
 #include "reference.hpp"
 
@@ -494,30 +495,8 @@ TEST(PixelOpsCapability, BulkNeedsComputeCapability90) {
 
 // ---- SASS ---------------------------------------------------------------------------------------
 
-// Function name -> SASS text of every kernel in libtilelab_cuda.a (cuobjdump needs no GPU).
-std::map<std::string, std::string> dump_sass() {
-    std::map<std::string, std::string> fns;
-    const std::string tool = TILELAB_CUOBJDUMP;
-    if (tool.empty() || tool.find("NOTFOUND") != std::string::npos) return fns;
-    const std::string cmd = "\"" + tool + "\" -sass \"" + std::string(TILELAB_CUDA_LIBRARY) + "\" 2>/dev/null";
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    if (!pipe) return fns;
-    std::array<char, 4096> line{};
-    std::string current;
-    while (fgets(line.data(), static_cast<int>(line.size()), pipe.get())) {
-        const std::string l = line.data();
-        if (const auto pos = l.find("Function : "); pos != std::string::npos) {
-            current = l.substr(pos + 11);
-            while (!current.empty() && (current.back() == '\n' || current.back() == ' ')) current.pop_back();
-            continue;
-        }
-        if (!current.empty()) fns[current] += l;
-    }
-    return fns;
-}
-
 TEST(PixelSass, EachMechanismEmitsItsInstruction) {
-    const auto sass = dump_sass();
+    const auto& sass = tl::test::library_sass();
     if (sass.empty()) GTEST_SKIP() << "cuobjdump not found (TILELAB_CUOBJDUMP) or the library has no SASS";
     // kernel tag, instructions every such kernel must contain, instructions none may contain
     const std::vector<std::tuple<std::string, std::vector<std::string>, std::vector<std::string>>> rules = {
