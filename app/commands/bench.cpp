@@ -97,6 +97,36 @@ int bench_vulkan_only(const BenchOptions& o, int w, int h, Border border, const 
     return 0;
 }
 
+// The size, border and filter list of a bench run, or nullopt after printing what is wrong.
+struct BenchRequest {
+    int w = 0, h = 0;
+    Border border = Border::Clamp;
+    std::vector<FilterKind> kinds;
+};
+
+std::optional<BenchRequest> parse_bench_request(const BenchOptions& o) {
+    BenchRequest r;
+    if (!parse_size(o.size, r.w, r.h) || r.w > 16384 || r.h > 16384) {
+        std::fprintf(stderr, "bench: size '%s' is not 1080p, 4k, 8k or WxH with 1..16384 each\n", o.size.c_str());
+        return std::nullopt;
+    }
+    const auto border = parse_border(o.border);
+    if (!border) {
+        std::fprintf(stderr, "bench: unknown border '%s' (clamp, zero, mirror)\n", o.border.c_str());
+        return std::nullopt;
+    }
+    r.border = *border;
+    for (const auto& f : o.filters) {
+        auto k = parse_filter_kind(f);
+        if (!k) {
+            std::fprintf(stderr, "bench: unknown filter '%s'\n", f.c_str());
+            return std::nullopt;
+        }
+        r.kinds.push_back(*k);
+    }
+    return r;
+}
+
 } // namespace
 
 #if TILELAB_HAVE_CUDA
@@ -158,25 +188,11 @@ bool pipelined(cuda::Mechanism m) {
 } // namespace
 
 int run_bench(const BenchOptions& o) {
-    int w = 0, h = 0;
-    if (!parse_size(o.size, w, h) || w > 16384 || h > 16384) {
-        std::fprintf(stderr, "bench: size '%s' is not 1080p, 4k, 8k or WxH with 1..16384 each\n", o.size.c_str());
-        return 1;
-    }
-    const auto border = parse_border(o.border);
-    if (!border) {
-        std::fprintf(stderr, "bench: unknown border '%s' (clamp, zero, mirror)\n", o.border.c_str());
-        return 1;
-    }
-    std::vector<FilterKind> kinds;
-    for (const auto& f : o.filters) {
-        auto k = parse_filter_kind(f);
-        if (!k) {
-            std::fprintf(stderr, "bench: unknown filter '%s'\n", f.c_str());
-            return 1;
-        }
-        kinds.push_back(*k);
-    }
+    const auto request = parse_bench_request(o);
+    if (!request) return 1;
+    const int w = request->w, h = request->h;
+    const Border border = request->border;
+    const std::vector<FilterKind>& kinds = request->kinds;
     std::vector<cuda::Mechanism> mechs;
     std::vector<vk::ComputeVariant> vk_variants;
     for (const auto& m : o.mechanisms) {
@@ -195,7 +211,7 @@ int run_bench(const BenchOptions& o) {
         for (const auto& m : cuda::mechanism_infos()) mechs.push_back(m.mechanism);
         vk_variants.assign(vk::compute_variants().begin(), vk::compute_variants().end());
     }
-    if (auto st = cuda::cuda_status(); !st) return bench_vulkan_only(o, w, h, *border, kinds, st.reason);
+    if (auto st = cuda::cuda_status(); !st) return bench_vulkan_only(o, w, h, border, kinds, st.reason);
 
     int dev = 0;
     cudaGetDevice(&dev);
@@ -305,7 +321,7 @@ int run_bench(const BenchOptions& o) {
             r.mechanism = "npp";
             std::string nwhy;
             auto t = timer.median_us(sets, o.iterations, stream, [&](int i) {
-                auto res = cuda::npp_filter(cs.params, *border, src_of(i), dst_of(i), stream);
+                auto res = cuda::npp_filter(cs.params, border, src_of(i), dst_of(i), stream);
                 return res ? std::string{} : res.reason;
             }, nwhy);
             if (t) {
@@ -334,7 +350,7 @@ int run_bench(const BenchOptions& o) {
                 } else {
                     std::string mwhy;
                     auto t = timer.median_us(sets, o.iterations, stream, [&](int i) {
-                        auto res = cuda::launch(cs.params, *border, m, policy, src_of(i), dst_of(i), stream);
+                        auto res = cuda::launch(cs.params, border, m, policy, src_of(i), dst_of(i), stream);
                         return res ? std::string{} : res.reason;
                     }, mwhy);
                     if (t) {
@@ -350,12 +366,12 @@ int run_bench(const BenchOptions& o) {
                 rows.push_back(r);
             }
         }
-        vulkan_rows(vkb.get(), vk_variants, cs, *border, o.iterations, image_bytes, *copy_us, npp_us, rows);
+        vulkan_rows(vkb.get(), vk_variants, cs, border, o.iterations, image_bytes, *copy_us, npp_us, rows);
         for (const auto& r : rows)
             if (r.filter == cs.label) print_row(r);
         std::fflush(stdout);
     }
-    if (o.pixel) run_pixel_bench(o, w, h, pitch, *border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
+    if (o.pixel) run_pixel_bench(o, w, h, pitch, border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
 
     if (!o.json.empty()) {
         nlohmann::json j;
@@ -427,26 +443,12 @@ int run_bench(const BenchOptions& o) {
 #else
 
 int run_bench(const BenchOptions& o) {
-    int w = 0, h = 0;
-    if (!parse_size(o.size, w, h) || w > 16384 || h > 16384) {
-        std::fprintf(stderr, "bench: size '%s' is not 1080p, 4k, 8k or WxH with 1..16384 each\n", o.size.c_str());
-        return 1;
-    }
-    const auto border = parse_border(o.border);
-    if (!border) {
-        std::fprintf(stderr, "bench: unknown border '%s' (clamp, zero, mirror)\n", o.border.c_str());
-        return 1;
-    }
-    std::vector<FilterKind> kinds;
-    for (const auto& f : o.filters) {
-        auto k = parse_filter_kind(f);
-        if (!k) {
-            std::fprintf(stderr, "bench: unknown filter '%s'\n", f.c_str());
-            return 1;
-        }
-        kinds.push_back(*k);
-    }
-    return bench_vulkan_only(o, w, h, *border, kinds, cuda::cuda_status().reason);
+    const auto request = parse_bench_request(o);
+    if (!request) return 1;
+    const int w = request->w, h = request->h;
+    const Border border = request->border;
+    const std::vector<FilterKind>& kinds = request->kinds;
+    return bench_vulkan_only(o, w, h, border, kinds, cuda::cuda_status().reason);
 }
 
 #endif
