@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <utility>
 
 namespace tl::cuda {
 
@@ -38,27 +37,6 @@ cudaError_t run_cub(void* temp, std::size_t& temp_bytes, std::uint32_t* counts, 
 }
 
 } // namespace
-
-Histogram::Histogram() = default;
-
-Histogram::~Histogram() { release(); }
-
-Histogram::Histogram(Histogram&& other) noexcept
-    : temp_(std::exchange(other.temp_, nullptr)),
-      temp_bytes_(std::exchange(other.temp_bytes_, 0)),
-      counts_(std::exchange(other.counts_, nullptr)),
-      computed_(std::exchange(other.computed_, false)) {}
-
-Histogram& Histogram::operator=(Histogram&& other) noexcept {
-    if (this != &other) {
-        release();
-        temp_ = std::exchange(other.temp_, nullptr);
-        temp_bytes_ = std::exchange(other.temp_bytes_, 0);
-        counts_ = std::exchange(other.counts_, nullptr);
-        computed_ = std::exchange(other.computed_, false);
-    }
-    return *this;
-}
 
 void Histogram::release() noexcept {
     // cudaFree waits for work that may still use the buffers, so an in-flight compute() is safe.
