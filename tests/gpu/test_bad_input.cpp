@@ -158,7 +158,9 @@ TEST_F(BadInput, TooManyStagesForSharedMemoryIsAReasonNotACrash) {
     const DeviceImage fs{fbuf, 64 * 16, 64, 32, tl::PixelFormat::RGBA32F};
     const DeviceImage fd{static_cast<char*>(fbuf) + 64 * 16 * 32, 64 * 16, 64, 32, tl::PixelFormat::RGBA32F};
     const auto r = tl::cuda::launch(box(32), tl::Border::Clamp, Mechanism::Ldgsts, p, fs, fd, nullptr);
-    if (!r.ok) EXPECT_NE(r.reason.find("shared memory"), std::string::npos) << r.reason;
+    if (!r.ok) {
+        EXPECT_NE(r.reason.find("shared memory"), std::string::npos) << r.reason;
+    }
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cudaFree(fbuf);
 }

@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(AllMechanisms, CheckMatrix,
                                            tl::cuda::Mechanism::Smem, tl::cuda::Mechanism::Ldgsts,
                                            tl::cuda::Mechanism::Tma, tl::cuda::Mechanism::TmaWs,
                                            tl::cuda::Mechanism::Cluster),
-                         [](const auto& info) { return std::string(tl::cuda::mechanism_info(info.param).name); });
+                         [](const auto& test_info) { return std::string(tl::cuda::mechanism_info(test_info.param).name); });
 
 TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     auto cfg = tl::cmd::default_check_config();

@@ -28,10 +28,11 @@ TEST(Sass, EachMechanismKernelContainsItsInstruction) {
             if (!m.instruction.empty() && text.find(std::string(m.instruction)) != std::string::npos) ++with_instruction;
         }
         EXPECT_GT(kernels, 0) << "no kernel named *" << tag << "* in the library";
-        if (!m.instruction.empty())
+        if (!m.instruction.empty()) {
             EXPECT_EQ(with_instruction, kernels)
                 << m.name << ": " << (kernels - with_instruction) << " of " << kernels << " kernels lack "
                 << m.instruction << " (did the async copy fall back to plain loads?)";
+        }
     }
 }
 
