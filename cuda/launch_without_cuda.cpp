@@ -16,4 +16,9 @@ Result launch(const FilterParams&, Border, Mechanism, const Policy&, const Devic
     return unavailable();
 }
 
+Result launch_fused(const FilterParams&, Border, Mechanism, const Policy&, std::span<const PixelOp>, const DeviceImage&,
+                    const DeviceImage&, void*) {
+    return unavailable();
+}
+
 } // namespace tl::cuda

@@ -4,6 +4,7 @@
 
 #include "filter_spec.hpp"
 #include "image.hpp"
+#include "pixel_ops.hpp"
 
 #include <optional>
 #include <span>
@@ -72,5 +73,11 @@ Result can_run(Mechanism m, const FilterParams& params, PixelFormat format, cons
 // launch is returned with the kernel's name. src and dst must not overlap.
 Result launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
               const DeviceImage& src, const DeviceImage& dst, void* stream);
+
+// The "fused" path: the stencil and then the per-pixel op chain on each output pixel in the same
+// kernel (one read and one write of the image). Output is bit-identical to launch() followed by
+// launch_pixel_ops() on the result. RGBA8 only; refusals as for launch().
+Result launch_fused(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
+                    std::span<const PixelOp> ops, const DeviceImage& src, const DeviceImage& dst, void* stream);
 
 } // namespace tl::cuda
