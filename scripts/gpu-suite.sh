@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything that needs an NVIDIA GPU, in one go, writing logs and results into OUT_DIR:
 # the gpu-labelled ctest (check matrix, bad input, SASS, per-pixel, histogram, interop),
-# `tilelab check`, `tilelab bench` (stencil + per-pixel rows, JSON) and a headless screenshot
-# of the CUDA path. Usage: scripts/gpu-suite.sh BUILD_DIR OUT_DIR [SECONDS_PER_STEP]
-# STEPS="gpu_tests interop check bench shot sanitizers" (the default) picks the steps. The test
+# `tilelab check`, the NPP peer plugin (built here, where NPP is, by scripts/build-npp-peer.sh),
+# `tilelab bench` (stencil + per-pixel rows, NPP rows, JSON) and a headless screenshot of the
+# CUDA path. Usage: scripts/gpu-suite.sh BUILD_DIR OUT_DIR [SECONDS_PER_STEP]
+# STEPS="gpu_tests interop check npp_peer bench shot sanitizers" (the default) picks the steps. The test
 # programs are run directly (not through ctest) so the tree also runs on a machine whose CMake
 # differs from the one that configured it.
 set -uo pipefail
@@ -12,8 +13,9 @@ out=${2:?output dir}
 step=${3:-240}
 mkdir -p "$out"
 app=$build/app/tilelab
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rc=0
-steps=" ${STEPS:-gpu_tests interop check bench shot sanitizers} "
+steps=" ${STEPS:-gpu_tests interop check npp_peer bench shot sanitizers} "
 run() {  # name, command...: runs with a time limit, logs to $out/name.log, remembers failures
   local name=$1; shift
   local key=$name
@@ -30,6 +32,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 run gpu_tests "$build/tests/gpu/tilelab_gpu_tests"
 run interop "$build/tests/interop/tilelab_interop_tests"
 run check "$app" check --quiet
+# Beside the executable, where the bench looks for it; a failed build leaves the bench saying
+# "NPP peer not loaded: ..." and timing everything else.
+run npp_peer bash "$here/scripts/build-npp-peer.sh" "$(dirname "$app")"
 run bench "$app" bench --size 4k --json "$out/bench.json" --pixel --pixel-json "$out/bench_pixel.json"
 run shot "$app" --headless --frames 60 --size 1920x1080 --ui-scale 1.25 --filter sobel --screenshot "$out/shot.png"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
