@@ -1,4 +1,4 @@
-// `tilelab bench`: times every filter x mechanism (and NPP where it was found at build time)
+// `tilelab bench`: times every filter x mechanism (and NPP where its run-time plugin loads)
 // against the faster of two device-to-device copies of the same bytes (cudaMemcpy2DAsync and a
 // vectorized copy kernel), with inputs rotated through more memory than L2 holds so that every
 // run reads from DRAM; median of cudaEvent times.
@@ -33,6 +33,8 @@ struct BenchRow {
     bool ok = false;
     std::string reason;
     double median_us = 0, gbps = 0, vs_copy = 0, npp_speedup = 0;
+    std::string note;  // NPP rows: the function, formula match and checked difference
+    int npp_diff = -1; // NPP rows: max |NPP - CPU reference| (LSB), -1 when not checked
 };
 
 void print_row(const BenchRow& r) {
@@ -45,7 +47,8 @@ void print_row(const BenchRow& r) {
     char ratio[32] = "-", npp[32] = "-";
     if (r.vs_copy > 0) std::snprintf(ratio, sizeof ratio, "%.2f", r.vs_copy);
     if (r.npp_speedup > 0 && r.mechanism != "npp") std::snprintf(npp, sizeof npp, "%.2fx", r.npp_speedup);
-    std::printf("%-15s %-12s %10.1f %9.0f %8s %9s\n", r.filter.c_str(), name.c_str(), r.median_us, r.gbps, ratio, npp);
+    std::printf("%-15s %-12s %10.1f %9.0f %8s %9s  %s\n", r.filter.c_str(), name.c_str(), r.median_us, r.gbps, ratio, npp,
+                r.note.c_str());
 }
 
 // Vulkan compute rows for one filter case (both variants); copy_us 0 when there is no CUDA copy.
@@ -309,19 +312,24 @@ int run_bench(const BenchOptions& o) {
     const char* roofline_name = kernel_us && *kernel_us < *memcpy_us ? "copy kernel" : "cudaMemcpy2DAsync";
     std::printf("roofline for \"x copy\": the fastest, %s (%.1f us)\n\n", roofline_name, *copy_us);
     if (!vkb && !vk_variants.empty()) std::printf("vulkan compute path not timed: %s\n", vk_why.c_str());
+    // NPP through its run-time plugin (stencil/npp_peer.hpp); when absent, say why and go on.
+    std::string npp_why;
+    cuda::NppPeer* npp = cuda::npp_peer(npp_why);
+    if (npp) std::printf("NPP peer: %s (NPP %s)\n", npp->path().c_str(), npp->npp_version().c_str());
+    else std::printf("%s\n", npp_why.c_str());
     std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
                 "note");
 
     std::vector<BenchRow> rows;
     for (const auto& cs : check_cases(kinds)) {
         double npp_us = 0;
-        if (cuda::npp_available()) {
+        if (npp) {
             BenchRow r;
             r.filter = cs.label;
             r.mechanism = "npp";
-            std::string nwhy;
+            std::string nwhy, function;
             auto t = timer.median_us(sets, o.iterations, stream, [&](int i) {
-                auto res = cuda::npp_filter(cs.params, border, src_of(i), dst_of(i), stream);
+                auto res = npp->run(cs.params, border, src_of(i), dst_of(i), stream, &function);
                 return res ? std::string{} : res.reason;
             }, nwhy);
             if (t) {
@@ -330,6 +338,9 @@ int run_bench(const BenchOptions& o) {
                 r.median_us = *t;
                 r.gbps = image_bytes / (*t * 1e3);
                 r.vs_copy = *t / *copy_us;
+                const auto check = npp->check(cs.params, border, stream);
+                r.npp_diff = check.ran ? check.max_abs_diff : -1;
+                r.note = cuda::NppPeer::note(cs.params, function, check);
             } else {
                 r.reason = nwhy;
             }
@@ -400,6 +411,8 @@ int run_bench(const BenchOptions& o) {
         j["format"] = "rgba8";
         j["border"] = o.border;
         j["buffer_sets"] = sets;
+        j["npp"] = npp ? nlohmann::json{{"loaded", true}, {"path", npp->path()}, {"version", npp->npp_version()}}
+                       : nlohmann::json{{"loaded", false}, {"reason", npp_why}};
         j["iterations"] = o.iterations;
         // copy_us / copy_gbps: the roofline the ratios use (the faster of the two copies).
         j["copy_us"] = *copy_us;
@@ -423,6 +436,8 @@ int run_bench(const BenchOptions& o) {
                 e["gbps"] = r.gbps;
                 e["ratio_to_copy"] = r.vs_copy;
                 if (r.npp_speedup > 0 && r.mechanism != "npp") e["speedup_over_npp"] = r.npp_speedup;
+                if (!r.note.empty()) e["note"] = r.note;
+                if (r.npp_diff >= 0) e["max_abs_diff_vs_reference"] = r.npp_diff;
             } else {
                 e["reason"] = r.reason;
             }
