@@ -1,21 +1,18 @@
-// Vulkan <-> CUDA shared buffers and the timeline semaphore (POSIX file descriptors).
+// Vulkan <-> CUDA shared buffers and the timeline semaphore (OS handles: external_handle.hpp).
 #include "interop/shared_buffer.hpp"
+
+#include "interop/external_handle.hpp"
 
 #include <stdexcept>
 #include <utility>
 
 #if TILELAB_HAVE_CUDA
 #include <cuda_runtime.h>
-#include <unistd.h>
 #endif
 
 namespace tl::interop {
 
-const std::vector<std::string>& interop_device_extensions() {
-    static const std::vector<std::string> exts = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                                                  VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
-    return exts;
-}
+const std::vector<std::string>& interop_device_extensions() { return external_handle_extensions(); }
 
 std::string interop_support(const vk::Context& ctx) {
     for (const auto& e : interop_device_extensions())
@@ -32,20 +29,13 @@ void cuda_throw(cudaError_t e, const char* what) {
     throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
-template <class Fn>
-Fn device_proc(VkDevice device, const char* name) {
-    auto fn = reinterpret_cast<Fn>(vkGetDeviceProcAddr(device, name));
-    if (!fn) throw vk::Error(std::string(name) + " is not available: the device lacks the extension");
-    return fn;
-}
-
 } // namespace
 
 SharedBuffer::SharedBuffer(const vk::Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage)
     : device_(ctx.device()), size_(size) {
     try {
         VkExternalMemoryBufferCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-        ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        ext.handleTypes = kMemoryHandleType;
         VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &ext};
         bci.size = size;
         bci.usage = usage;
@@ -57,7 +47,7 @@ SharedBuffer::SharedBuffer(const vk::Context& ctx, VkDeviceSize size, VkBufferUs
         VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
         dedicated.buffer = buffer_;
         VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &dedicated};
-        export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        export_info.handleTypes = kMemoryHandleType;
         VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
         mai.allocationSize = req.size;
         mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -65,21 +55,14 @@ SharedBuffer::SharedBuffer(const vk::Context& ctx, VkDeviceSize size, VkBufferUs
         VK_CHECK(vkBindBufferMemory(device_, buffer_, memory_, 0));
         allocation_size_ = req.size;
 
-        auto get_fd = device_proc<PFN_vkGetMemoryFdKHR>(device_, "vkGetMemoryFdKHR");
-        VkMemoryGetFdInfoKHR fdi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-        fdi.memory = memory_;
-        fdi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-        int fd = -1;
-        VK_CHECK(get_fd(device_, &fdi, &fd));
-
+        const NativeHandle handle = export_memory_handle(device_, memory_);
         cudaExternalMemoryHandleDesc desc{};
-        desc.type = cudaExternalMemoryHandleTypeOpaqueFd;
-        desc.handle.fd = fd;
+        set_cuda_handle(desc, handle);
         desc.size = allocation_size_;
         desc.flags = cudaExternalMemoryDedicated;
         cudaExternalMemory_t mem = nullptr;
         const cudaError_t e = cudaImportExternalMemory(&mem, &desc);
-        if (e != cudaSuccess) close(fd);  // on success CUDA owns the descriptor
+        release_after_import(handle, e == cudaSuccess);
         cuda_throw(e, "cudaImportExternalMemory");
         cuda_memory_ = mem;
 
@@ -137,23 +120,16 @@ Timeline::Timeline(const vk::Context& ctx, std::uint64_t initial) : device_(ctx.
         type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
         type.initialValue = initial;
         VkExportSemaphoreCreateInfo exp{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO, &type};
-        exp.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+        exp.handleTypes = kSemaphoreHandleType;
         VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &exp};
         VK_CHECK(vkCreateSemaphore(device_, &sci, nullptr, &semaphore_));
 
-        auto get_fd = device_proc<PFN_vkGetSemaphoreFdKHR>(device_, "vkGetSemaphoreFdKHR");
-        VkSemaphoreGetFdInfoKHR fdi{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
-        fdi.semaphore = semaphore_;
-        fdi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-        int fd = -1;
-        VK_CHECK(get_fd(device_, &fdi, &fd));
-
+        const NativeHandle handle = export_semaphore_handle(device_, semaphore_);
         cudaExternalSemaphoreHandleDesc desc{};
-        desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
-        desc.handle.fd = fd;
+        set_cuda_handle(desc, handle);
         cudaExternalSemaphore_t sem = nullptr;
         const cudaError_t e = cudaImportExternalSemaphore(&sem, &desc);
-        if (e != cudaSuccess) close(fd);
+        release_after_import(handle, e == cudaSuccess);
         cuda_throw(e, "cudaImportExternalSemaphore");
         cuda_semaphore_ = sem;
     } catch (...) {

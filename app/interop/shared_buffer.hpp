@@ -1,5 +1,6 @@
 // A linear image buffer owned by both APIs: an exportable VkBuffer (dedicated allocation,
-// OPAQUE_FD) imported into CUDA as a device pointer. Move-only; the CUDA side is released first.
+// OPAQUE_FD, or OPAQUE_WIN32 under _WIN32: external_handle.hpp) imported into CUDA as a device
+// pointer. Move-only; the CUDA side is released first.
 #pragma once
 
 #include "vk/context.hpp"
