@@ -51,8 +51,20 @@ std::string dl_error_text() {
 
 } // namespace
 
-NppMatch NppPeer::match(const FilterParams& p) {
+bool NppPeer::has(const FilterParams& p, NppVariant variant) {
+    if (variant == NppVariant::Closest) return true;
+    return p.kind == FilterKind::Gaussian && 2 * filter_radius(p) + 1 <= 15;
+}
+
+NppMatch NppPeer::match(const FilterParams& p, NppVariant variant) {
     NppMatch m;
+    if (variant == NppVariant::FixedGaussian) {
+        const int n = 2 * filter_radius(p) + 1;
+        m.same_formula = false;
+        m.difference = "NPP's fixed " + std::to_string(n) + "x" + std::to_string(n) +
+                       " Gaussian mask (NPP's weights, not those of our sigma)";
+        return m;
+    }
     switch (p.kind) {
     case FilterKind::Box:
     case FilterKind::Gaussian:  // our own 1D taps through NPP's separable Gaussian
@@ -130,11 +142,12 @@ const float* NppPeer::device_weights(const std::vector<float>& w, std::string& w
 }
 
 Result NppPeer::run(const FilterParams& params, Border border, const DeviceImage& src, const DeviceImage& dst,
-                    void* stream, std::string* function) {
+                    void* stream, std::string* function, NppVariant variant) {
     if (src.format != PixelFormat::RGBA8 || dst.format != PixelFormat::RGBA8)
         return Result::fail("NPP peer: RGBA8 only");
     if (border != Border::Clamp) return Result::fail("NPP peer: clamp border only (NPP's replicate)");
     if (auto v = validate(params); !v.empty()) return Result::fail("NPP peer: " + v);
+    if (!has(params, variant)) return Result::fail("NPP peer: NPP has no fixed Gaussian mask of this size");
     TlNppRequest rq{};
     rq.src = src.data;
     rq.src_pitch = src.pitch;
@@ -149,6 +162,11 @@ Result NppPeer::run(const FilterParams& params, Border border, const DeviceImage
         rq.mask_w = rq.mask_h = 2 * params.radius + 1;
         break;
     case FilterKind::Gaussian: {
+        if (variant == NppVariant::FixedGaussian) {
+            rq.op = TL_NPP_GAUSS_FIXED;
+            rq.mask_w = rq.mask_h = 2 * filter_radius(params) + 1;
+            break;
+        }
         int r = 0;
         const auto w = gaussian_weights(params.sigma, &r);
         rq.op = TL_NPP_GAUSS_TAPS;
@@ -201,7 +219,7 @@ Result NppPeer::run(const FilterParams& params, Border border, const DeviceImage
     return Result::success();
 }
 
-NppCheck NppPeer::check(const FilterParams& params, Border border, void* stream) {
+NppCheck NppPeer::check(const FilterParams& params, Border border, void* stream, NppVariant variant) {
     NppCheck c;
     // Odd sizes so borders, partial tiles and unaligned rows all take part; small enough that the
     // CPU reference of a radius-32 box takes well under a second.
@@ -228,7 +246,7 @@ NppCheck NppPeer::check(const FilterParams& params, Border border, void* stream)
     cudaMemset(d_out, 0xCD, bytes);
     const DeviceImage src{d_in, pitch, c.width, c.height, PixelFormat::RGBA8};
     const DeviceImage dst{d_out, pitch, c.width, c.height, PixelFormat::RGBA8};
-    auto res = run(params, border, src, dst, stream);
+    auto res = run(params, border, src, dst, stream, nullptr, variant);
     if (res) {
         if (auto e = cudaStreamSynchronize(static_cast<cudaStream_t>(stream)); e != cudaSuccess)
             res = Result::fail(std::string("NPP peer: ") + cudaGetErrorString(e));
@@ -254,8 +272,9 @@ NppCheck NppPeer::check(const FilterParams& params, Border border, void* stream)
     return c;
 }
 
-std::string NppPeer::note(const FilterParams& params, const std::string& function, const NppCheck& check) {
-    const NppMatch m = match(params);
+std::string NppPeer::note(const FilterParams& params, const std::string& function, const NppCheck& check,
+                          NppVariant variant) {
+    const NppMatch m = match(params, variant);
     std::string n = function.empty() ? std::string("NPP") : function;
     n += m.same_formula ? "; our formula" : "; NOT our formula: " + m.difference;
     if (!check.ran) return n + "; output not checked: " + check.error;

@@ -16,6 +16,12 @@ struct TlNppDevice;  // npp_plugin_abi.h
 
 namespace tl::cuda {
 
+// Which NPP function stands in for a filter. Closest: the NPP function that computes our
+// formula where NPP has one (the "vs NPP" column). FixedGaussian: NPP's own fixed-mask Gaussian
+// (nppiFilterGaussBorder) of the same size as our taps, where NPP has that size (3x3..15x15):
+// NPP's fastest Gaussian, but with NPP's weights, not those of our sigma; timed for reference.
+enum class NppVariant { Closest, FixedGaussian };
+
 // What NPP computes for one of our filters, and whether it is the same formula as ours.
 struct NppMatch {
     std::string function;   // the NPP function(s), filled after a run
@@ -45,19 +51,23 @@ public:
     const std::string& npp_version() const { return npp_version_; }
 
     // What run() will ask NPP for with these parameters (before any run: function empty).
-    static NppMatch match(const FilterParams& params);
+    static NppMatch match(const FilterParams& params, NppVariant variant = NppVariant::Closest);
+    // Whether NPP has this variant for these parameters.
+    static bool has(const FilterParams& params, NppVariant variant);
 
     // Runs NPP's counterpart of `params` src -> dst (RGBA8, clamp border only: NPP's replicate)
     // on `stream` (a cudaStream_t). `function` (may be null) receives the NPP function(s) called.
     Result run(const FilterParams& params, Border border, const DeviceImage& src, const DeviceImage& dst,
-               void* stream, std::string* function = nullptr);
+               void* stream, std::string* function = nullptr, NppVariant variant = NppVariant::Closest);
 
     // Runs NPP once on a random odd-sized image and compares with tl::reference_filter.
-    NppCheck check(const FilterParams& params, Border border, void* stream);
+    NppCheck check(const FilterParams& params, Border border, void* stream,
+                   NppVariant variant = NppVariant::Closest);
 
     // The bench row's note: the NPP function(s), whether NPP computes our formula (or how it
     // differs), and the checked difference from the CPU reference.
-    static std::string note(const FilterParams& params, const std::string& function, const NppCheck& check);
+    static std::string note(const FilterParams& params, const std::string& function, const NppCheck& check,
+                            NppVariant variant = NppVariant::Closest);
 
 private:
     NppPeer() = default;

@@ -98,6 +98,21 @@ extern "C" __attribute__((visibility("default"))) int tilelab_npp_run(const TlNp
         return finish(reply, nppiFilterLaplaceBorder_8u_C4R_Ctx(
                                  s, ss, size, origin, d, ds, size,
                                  rq->mask_w == 3 ? NPP_MASK_SIZE_3_X_3 : NPP_MASK_SIZE_5_X_5, NPP_BORDER_REPLICATE, ctx));
+    case TL_NPP_GAUSS_FIXED: {
+        NppiMaskSize m;
+        switch (rq->mask_w) {
+        case 3: m = NPP_MASK_SIZE_3_X_3; break;
+        case 5: m = NPP_MASK_SIZE_5_X_5; break;
+        case 7: m = NPP_MASK_SIZE_7_X_7; break;
+        case 9: m = NPP_MASK_SIZE_9_X_9; break;
+        case 11: m = NPP_MASK_SIZE_11_X_11; break;
+        case 13: m = NPP_MASK_SIZE_13_X_13; break;
+        case 15: m = NPP_MASK_SIZE_15_X_15; break;
+        default: return refuse(reply, "NPP's fixed Gaussian masks are 3x3 to 15x15");
+        }
+        name(reply, "nppiFilterGaussBorder_8u_C4R_Ctx");
+        return finish(reply, nppiFilterGaussBorder_8u_C4R_Ctx(s, ss, size, origin, d, ds, size, m, NPP_BORDER_REPLICATE, ctx));
+    }
     case TL_NPP_CONV_F32:
         if (!rq->device_weights) return refuse(reply, "convolution weights missing");
         name(reply, "nppiFilterBorder32f_8u_C4R_Ctx");

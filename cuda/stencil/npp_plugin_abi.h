@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define TILELAB_NPP_ABI_VERSION 1
+#define TILELAB_NPP_ABI_VERSION 2
 
 /* What the plugin runs; every op reads and writes RGBA8 (NPP's _8u_C4R variants, all four
  * channels filtered) with NPP_BORDER_REPLICATE. */
@@ -19,7 +19,8 @@ enum TlNppOp {
     TL_NPP_GAUSS_TAPS = 2,        /* nppiFilterGaussAdvancedBorder_8u_C4R_Ctx, mask_w taps in weights */
     TL_NPP_SOBEL_HORIZ_VERT = 3,  /* nppiFilterSobelHorizBorder then ...VertBorder_8u_C4R_Ctx, both into dst */
     TL_NPP_LAPLACE = 4,           /* nppiFilterLaplaceBorder_8u_C4R_Ctx, mask_w 3 or 5 */
-    TL_NPP_CONV_F32 = 5           /* nppiFilterBorder32f_8u_C4R_Ctx, mask_w x mask_h weights */
+    TL_NPP_CONV_F32 = 5,          /* nppiFilterBorder32f_8u_C4R_Ctx, mask_w x mask_h weights */
+    TL_NPP_GAUSS_FIXED = 6        /* nppiFilterGaussBorder_8u_C4R_Ctx, NPP's own mask_w x mask_w (3..15 odd) */
 };
 
 /* The NppStreamContext fields, filled by the caller from its own CUDA runtime so the plugin

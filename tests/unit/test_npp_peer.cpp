@@ -51,5 +51,20 @@ TEST(NppPeer, FormulaMatchIsHonestAboutSobelAndLaplacian) {
     EXPECT_FALSE(tl::cuda::NppPeer::match(user).same_formula);
 }
 
+TEST(NppPeer, FixedGaussianOnlyWhereNppHasTheMaskSize) {
+    using tl::cuda::NppPeer;
+    using tl::cuda::NppVariant;
+    tl::FilterParams g{.kind = tl::FilterKind::Gaussian};
+    g.sigma = 0.5f;  // radius 2: 5x5
+    EXPECT_TRUE(NppPeer::has(g, NppVariant::FixedGaussian));
+    EXPECT_FALSE(NppPeer::match(g, NppVariant::FixedGaussian).same_formula);
+    g.sigma = 2.3f;  // radius 7: 15x15, NPP's largest
+    EXPECT_TRUE(NppPeer::has(g, NppVariant::FixedGaussian));
+    g.sigma = 3.0f;  // radius 9: 19x19
+    EXPECT_FALSE(NppPeer::has(g, NppVariant::FixedGaussian));
+    EXPECT_FALSE(NppPeer::has({.kind = tl::FilterKind::Box}, NppVariant::FixedGaussian));
+    EXPECT_TRUE(NppPeer::has({.kind = tl::FilterKind::Box}, NppVariant::Closest));
+}
+
 } // namespace
 #endif
