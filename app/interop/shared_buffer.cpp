@@ -1,6 +1,7 @@
 // Vulkan <-> CUDA shared buffers and the timeline semaphore (OS handles: external_handle.hpp).
 #include "interop/shared_buffer.hpp"
 
+#include "interop/exported_memory.hpp"
 #include "interop/external_handle.hpp"
 
 #include <stdexcept>
@@ -21,16 +22,6 @@ std::string interop_support(const vk::Context& ctx) {
 }
 
 #if TILELAB_HAVE_CUDA
-namespace {
-
-void cuda_throw(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    cudaGetLastError();
-    throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-} // namespace
-
 SharedBuffer::SharedBuffer(const vk::Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage)
     : device_(ctx.device()), size_(size) {
     try {
@@ -42,34 +33,16 @@ SharedBuffer::SharedBuffer(const vk::Context& ctx, VkDeviceSize size, VkBufferUs
         bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
         VK_CHECK(vkCreateBuffer(device_, &bci, nullptr, &buffer_));
 
-        VkMemoryRequirements req{};
-        vkGetBufferMemoryRequirements(device_, buffer_, &req);
-        VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
-        dedicated.buffer = buffer_;
-        VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &dedicated};
-        export_info.handleTypes = kMemoryHandleType;
-        VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
-        mai.allocationSize = req.size;
-        mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-        VK_CHECK(vkAllocateMemory(device_, &mai, nullptr, &memory_));
-        VK_CHECK(vkBindBufferMemory(device_, buffer_, memory_, 0));
-        allocation_size_ = req.size;
-
-        const NativeHandle handle = export_memory_handle(device_, memory_);
-        cudaExternalMemoryHandleDesc desc{};
-        set_cuda_handle(desc, handle);
-        desc.size = allocation_size_;
-        desc.flags = cudaExternalMemoryDedicated;
-        cudaExternalMemory_t mem = nullptr;
-        const cudaError_t e = cudaImportExternalMemory(&mem, &desc);
-        release_after_import(handle, e == cudaSuccess);
-        cuda_throw(e, "cudaImportExternalMemory");
-        cuda_memory_ = mem;
+        const ExportedMemory exported = allocate_and_import(ctx, buffer_, VK_NULL_HANDLE);
+        memory_ = exported.memory;
+        allocation_size_ = exported.size;
+        cuda_memory_ = exported.cuda_memory;
+        auto* mem = static_cast<cudaExternalMemory_t>(cuda_memory_);
 
         cudaExternalMemoryBufferDesc bd{};
         bd.offset = 0;
         bd.size = size;
-        cuda_throw(cudaExternalMemoryGetMappedBuffer(&cuda_ptr_, mem, &bd), "cudaExternalMemoryGetMappedBuffer");
+        throw_on_cuda_error(cudaExternalMemoryGetMappedBuffer(&cuda_ptr_, mem, &bd), "cudaExternalMemoryGetMappedBuffer");
     } catch (...) {
         release();
         throw;
@@ -130,7 +103,7 @@ Timeline::Timeline(const vk::Context& ctx, std::uint64_t initial) : device_(ctx.
         cudaExternalSemaphore_t sem = nullptr;
         const cudaError_t e = cudaImportExternalSemaphore(&sem, &desc);
         release_after_import(handle, e == cudaSuccess);
-        cuda_throw(e, "cudaImportExternalSemaphore");
+        throw_on_cuda_error(e, "cudaImportExternalSemaphore");
         cuda_semaphore_ = sem;
     } catch (...) {
         release();

@@ -2,6 +2,7 @@
 // CUDA mipmapped array for the texture mechanism.
 #include "interop/shared_image.hpp"
 
+#include "interop/exported_memory.hpp"
 #include "interop/external_handle.hpp"
 
 #include <stdexcept>
@@ -16,12 +17,6 @@ namespace tl::interop {
 
 #if TILELAB_HAVE_CUDA
 namespace {
-
-void throw_on_cuda_error(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    (void)cudaGetLastError();
-    throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
 
 cudaChannelFormatDesc channel_format(VkFormat format) {
     switch (format) {
@@ -55,29 +50,11 @@ SharedImage::SharedImage(const vk::Context& ctx, int width, int height, VkFormat
         ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
         VK_CHECK(vkCreateImage(device_, &ici, nullptr, &image_));
 
-        VkMemoryRequirements req{};
-        vkGetImageMemoryRequirements(device_, image_, &req);
-        VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
-        dedicated.image = image_;
-        VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &dedicated};
-        export_info.handleTypes = kMemoryHandleType;
-        VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
-        mai.allocationSize = req.size;
-        mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-        VK_CHECK(vkAllocateMemory(device_, &mai, nullptr, &memory_));
-        VK_CHECK(vkBindImageMemory(device_, image_, memory_, 0));
-        allocation_size_ = req.size;
-
-        const NativeHandle handle = export_memory_handle(device_, memory_);
-        cudaExternalMemoryHandleDesc desc{};
-        set_cuda_handle(desc, handle);
-        desc.size = allocation_size_;
-        desc.flags = cudaExternalMemoryDedicated;
-        cudaExternalMemory_t mem = nullptr;
-        const cudaError_t e = cudaImportExternalMemory(&mem, &desc);
-        release_after_import(handle, e == cudaSuccess);
-        throw_on_cuda_error(e, "cudaImportExternalMemory (image)");
-        cuda_memory_ = mem;
+        const ExportedMemory exported = allocate_and_import(ctx, VK_NULL_HANDLE, image_);
+        memory_ = exported.memory;
+        allocation_size_ = exported.size;
+        cuda_memory_ = exported.cuda_memory;
+        auto* mem = static_cast<cudaExternalMemory_t>(cuda_memory_);
 
         // The array description must match the VkImage: format, extent, one level, and flags 0
         // (sampled / copied; surface load-store would need VK_IMAGE_USAGE_STORAGE_BIT).
