@@ -15,6 +15,9 @@ namespace {
 
 namespace ptx = ::cuda::ptx;
 
+// Chunks a thread computes together (the default batch gives each thread 4 per batch).
+constexpr int kGroup = 4;
+
 // Issues bulk copies for chunks [first, first + count) of the image: one copy per row piece
 // (a batch of a pitched image may span rows; a tightly packed image is one row, one copy).
 // Dir = true: global -> shared (completing on `bar`); false: shared -> global (bulk group).
@@ -47,8 +50,8 @@ __device__ __forceinline__ void bulk_row_pieces(const PixelGrid& g, unsigned fir
 template <class Fmt, int Stages, bool BulkStore>
 __global__ void pixel_bulk_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops, const unsigned batch_chunks) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-    extern __shared__ __align__(128) uint4 ring[];
-    __shared__ LutTables luts;
+    extern __shared__ __align__(128) uint4 ring[];  // then the chain's LUTs, staged as floats
+    StagedLuts& luts = *reinterpret_cast<StagedLuts*>(ring + Stages * batch_chunks);
     __shared__ std::uint64_t full[Stages];
     const bool elected = threadIdx.x == 0;
     if (elected) {
@@ -86,13 +89,12 @@ __global__ void pixel_bulk_kernel(const PixelGrid g, const __grid_constant__ Ops
         while (!ptx::mbarrier_try_wait_parity(&full[slot], (k / Stages) & 1u)) {
         }
         uint4* data = ring + slot * batch_chunks;
-        for (unsigned j = threadIdx.x; j < n; j += blockDim.x) {
-            const uint4 r = Fmt::process_chunk(data[j], ops, luts);
+        process_batch<Fmt, kGroup>(n, ops, luts, [&](unsigned j) { return data[j]; }, [&](unsigned j, uint4 r) {
             if constexpr (BulkStore)
                 data[j] = r;  // in place; the slot leaves by bulk copy below
             else
                 *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, b * batch_chunks + j, g.dst_pitch)) = r;
-        }
+        });
         if constexpr (BulkStore) {
             // Each writer orders its generic-proxy stores before the async proxy reads them.
             ptx::fence_proxy_async(ptx::space_shared);
@@ -120,9 +122,9 @@ template <class Fmt, int Stages, bool BulkStore>
 Result launch_variant(const LaunchArgs& a, unsigned batch_chunks) {
     const auto kernel = pixel_bulk_kernel<Fmt, Stages, BulkStore>;
     const int block = a.policy.block;
-    const std::size_t smem = std::size_t(Stages) * batch_chunks * 16u;
+    const std::size_t smem = std::size_t(Stages) * batch_chunks * 16u + staged_lut_bytes(a.ops);
     // Static shared memory counts against the default 48 KiB too, so opt in whenever the
-    // ring alone reaches it (3 stages x 16 KiB is exactly 48 KiB and did not fit).
+    // dynamic part alone nears it (3 stages x 16 KiB is exactly 48 KiB and did not fit).
     if (smem >= 40u * 1024u) {
         if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
             e != cudaSuccess)

@@ -11,6 +11,9 @@ namespace tl::cuda::pixel {
 
 namespace {
 
+// Chunks a thread computes together (the default batch gives each thread 2 per batch).
+constexpr int kGroup = 2;
+
 // Ring in dynamic shared memory: (Stages, batch_chunks) uint4, slot k % Stages holds the CTA's
 // k-th batch. Batch b covers chunks [b * batch_chunks, (b + 1) * batch_chunks) of the image,
 // CTA x takes batches x, x + gridDim, x + 2 gridDim, ...
@@ -21,8 +24,8 @@ namespace {
 // of the ring. (A thread that consumed another thread's copies would need __syncthreads.)
 template <class Fmt, int Stages>
 __global__ void pixel_ldgsts_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops, const unsigned batch_chunks) {
-    extern __shared__ __align__(16) uint4 ring[];
-    __shared__ LutTables luts;
+    extern __shared__ __align__(16) uint4 ring[];  // then the chain's LUTs, staged as floats
+    StagedLuts& luts = *reinterpret_cast<StagedLuts*>(ring + Stages * batch_chunks);
     load_luts(ops, luts);
     __syncthreads();
 
@@ -54,14 +57,11 @@ __global__ void pixel_ldgsts_kernel(const PixelGrid g, const __grid_constant__ O
     // `Stages` ahead.
     for (unsigned k = 0; blockIdx.x + k * gridDim.x < num_batches; ++k) {
         __pipeline_wait_prior(Stages - 1);  // groups 0..k done: Stages - 1 younger ones may fly
-        const unsigned b = blockIdx.x + k * gridDim.x;
+        const unsigned first = (blockIdx.x + k * gridDim.x) * batch_chunks;
         const uint4* slot = ring + (k % Stages) * batch_chunks;
-        for (unsigned j = threadIdx.x; j < batch_chunks; j += blockDim.x) {
-            const unsigned c = b * batch_chunks + j;
-            if (c < g.total_chunks)
-                *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) =
-                    Fmt::process_chunk(slot[j], ops, luts);
-        }
+        process_batch<Fmt, kGroup>(
+            min(batch_chunks, g.total_chunks - first), ops, luts, [&](unsigned j) { return slot[j]; },
+            [&](unsigned j, uint4 v) { *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, first + j, g.dst_pitch)) = v; });
         issue(k + Stages);  // this thread has read its lanes of the slot: safe to overwrite
     }
     __pipeline_wait_prior(0);  // only empty groups remain; leave nothing in flight at exit
@@ -71,9 +71,9 @@ template <class Fmt, int Stages>
 Result launch_stages(const LaunchArgs& a, unsigned batch_chunks) {
     const auto kernel = pixel_ldgsts_kernel<Fmt, Stages>;
     const int block = a.policy.block;
-    const std::size_t smem = std::size_t(Stages) * batch_chunks * 16u;
+    const std::size_t smem = std::size_t(Stages) * batch_chunks * 16u + staged_lut_bytes(a.ops);
     // Static shared memory counts against the default 48 KiB too, so opt in whenever the
-    // ring alone reaches it (3 stages x 16 KiB is exactly 48 KiB and did not fit).
+    // dynamic part alone nears it (3 stages x 16 KiB is exactly 48 KiB and did not fit).
     if (smem >= 40u * 1024u) {
         if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
             e != cudaSuccess)

@@ -6,19 +6,47 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 namespace tl::cuda {
 
 namespace pixel {
 
+// Device facts and occupancy answers never change while the process runs, and launch_pixel_ops
+// runs every frame (and a bench times it from the stream going idle to the kernel's end, host
+// work included): each is asked of the runtime once and remembered.
+namespace {
+
+std::mutex& lookup_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+} // namespace
+
 Result occupancy_grid(const void* kernel, const char* name, int block, std::size_t dyn_smem, long long work_blocks,
                       const DeviceFacts& d, int& grid_out) {
+    using Key = std::tuple<const void*, int, std::size_t, int>;
+    static std::map<Key, int> known;
+    const Key key{kernel, block, dyn_smem, d.device};
     int per_sm = 0;
-    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dyn_smem);
-        e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return Result::fail(std::string(name) + ": occupancy query failed: " + cudaGetErrorString(e));
+    {
+        std::lock_guard lock(lookup_mutex());
+        if (const auto it = known.find(key); it != known.end()) per_sm = it->second;
+    }
+    if (per_sm == 0) {
+        if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dyn_smem);
+            e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return Result::fail(std::string(name) + ": occupancy query failed: " + cudaGetErrorString(e));
+        }
+        if (per_sm > 0) {
+            std::lock_guard lock(lookup_mutex());
+            known[key] = per_sm;
+        }
     }
     if (per_sm == 0)
         return Result::fail(std::string(name) + ": a block of " + std::to_string(block) + " threads with " +
@@ -40,11 +68,27 @@ Result build_ops_block(std::span<const PixelOp> ops, OpsBlock& block) {
             return Result::fail("op " + std::to_string(i + 1) + " (" + std::string(to_string(op.kind)) + "): " + e);
         DevOp& d = block.ops[i];
         d.kind = static_cast<int>(op.kind);
-        d.a = op.a;
-        d.b = op.b;
-        d.c = op.c;
-        std::copy(op.matrix.begin(), op.matrix.end(), d.m);
         d.lut = -1;
+        // The per-op constants of DevOp, computed here with the reference's own float operations
+        // (1 / gamma, white - black), so the device does per pixel only what varies per pixel.
+        switch (op.kind) {
+        case PixelOpKind::BrightnessContrast: d.p[0] = op.b; d.p[1] = op.a; break;
+        case PixelOpKind::Gamma: d.p[0] = 1.0f / op.a; break;
+        case PixelOpKind::Saturation:
+        case PixelOpKind::Threshold: d.p[0] = op.a; break;
+        case PixelOpKind::Levels: {
+            const float range = op.b - op.a;
+            d.p[0] = op.a;
+            d.p[1] = range;
+            d.p[2] = 1.0f / range;
+            d.p[3] = 1.0f / op.c;
+            break;
+        }
+        case PixelOpKind::ColorMatrix: std::copy(op.matrix.begin(), op.matrix.end(), d.p); break;
+        case PixelOpKind::Grayscale:
+        case PixelOpKind::Invert:
+        case PixelOpKind::Lut: break;
+        }
         if (op.kind == PixelOpKind::Lut) {
             if (block.lut_count == kMaxPixelLuts)
                 return Result::fail("the chain has more than " + std::to_string(kMaxPixelLuts) + " lut ops");
@@ -81,6 +125,16 @@ Result cuda_failure(const char* what, cudaError_t e) {
 }
 
 Result device_facts(DeviceFacts& d) {
+    static std::map<int, DeviceFacts> known;  // by device ordinal
+    if (int dev = 0; cudaGetDevice(&dev) == cudaSuccess) {
+        std::lock_guard lock(pixel::lookup_mutex());
+        if (const auto it = known.find(dev); it != known.end()) {
+            d = it->second;
+            return Result::success();
+        }
+    } else {
+        (void)cudaGetLastError();
+    }
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return cuda_failure("cudaGetDeviceCount", e);
     if (count == 0) return Result::fail("CUDA unavailable: no CUDA device found");
@@ -94,6 +148,9 @@ Result device_facts(DeviceFacts& d) {
     for (const auto& [attr, out] : attrs)
         if (const cudaError_t e = cudaDeviceGetAttribute(out, attr, d.device); e != cudaSuccess)
             return cuda_failure("cudaDeviceGetAttribute", e);
+    d.bulk_binary_version = pixel::bulk_kernel_binary_version();
+    std::lock_guard lock(pixel::lookup_mutex());
+    known[d.device] = d;
     return Result::success();
 }
 
@@ -114,7 +171,7 @@ Result check_capability(PixelMechanism m, const PixelPolicy& p, PixelFormat form
         return Result::fail(what + " need compute capability " + need + "; this GPU is " + have);
     }
     if (m == PixelMechanism::Bulk) {
-        if (const int v = pixel::bulk_kernel_binary_version(); v < 90)
+        if (const int v = d.bulk_binary_version; v < 90)
             return Result::fail("bulk: this build has no sm_90 code for the bulk kernel (binary version " +
                                 std::to_string(v) + "); add 90 to CMAKE_CUDA_ARCHITECTURES");
     }
@@ -131,7 +188,9 @@ Result check_capability(PixelMechanism m, const PixelPolicy& p, PixelFormat form
                             "(default) or a positive multiple of " + std::to_string(ppc) + " " +
                             std::string(to_string(format)) + " pixels (16 bytes)");
     const long long chunks = p.batch_pixels > 0 ? p.batch_pixels / ppc : pixel::default_batch_chunks(m, p.block);
-    const long long smem = static_cast<long long>(p.stages) * chunks * 16 + pixel::kStaticSmemBytes;
+    // The worst case of the chain's staged LUTs: the chain is not known here.
+    const long long smem =
+        static_cast<long long>(p.stages) * chunks * 16 + pixel::kMaxStagedLutBytes + pixel::kStaticSmemBytes;
     if (smem > d.max_smem_optin)
         return Result::fail(name + ": " + std::to_string(p.stages) + " stages of " + std::to_string(chunks * 16) +
                             " bytes need " + std::to_string(smem) + " bytes of shared memory; this GPU allows " +

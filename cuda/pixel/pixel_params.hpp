@@ -11,13 +11,21 @@
 
 namespace tl::cuda::pixel {
 
-// One op of the chain as the kernel reads it (uniform across the grid, read from the
-// parameter bank). `lut` indexes OpsBlock::luts for PixelOpKind::Lut.
+// One op of the chain as the kernel reads it (uniform across the grid, read from the parameter
+// bank). build_ops_block fills `p` with the op's constants in the form the device uses them, so
+// no kernel divides per pixel what is the same for every pixel:
+//   BrightnessContrast  p0 contrast, p1 brightness
+//   Gamma               p0 exponent 1 / gamma (the reference's own float division)
+//   Saturation          p0 saturation
+//   Threshold           p0 threshold
+//   Levels              p0 black, p1 white - black, p2 1 / (white - black), p3 exponent 1 / gamma
+//   ColorMatrix         p0..p8 the matrix, row-major
+//   Grayscale, Invert   nothing
+// `lut` indexes OpsBlock::luts for PixelOpKind::Lut (-1 otherwise).
 struct DevOp {
     int kind;  // PixelOpKind
-    float a, b, c;
-    float m[9];
     int lut;
+    float p[9];
 };
 
 // The whole chain in one kernel parameter (~4 KB, under the classic 4 KB parameter limit), passed
@@ -54,6 +62,7 @@ struct DeviceFacts {
     int cc_major = 0, cc_minor = 0;
     int sm_count = 0;
     int max_smem_optin = 0;  // bytes of shared memory a block may opt into
+    int bulk_binary_version = 0;  // of the bulk kernel the runtime loads here (< 90: no sm_90 code)
 };
 
 struct LaunchArgs {
@@ -75,8 +84,11 @@ Result launch_bulk(const LaunchArgs& a);    // bulk.cu
 // per batch (8 KB at 256 threads for RGBA8), bulk 4 (16 KB): bulk copies want large transfers.
 inline int default_batch_chunks(PixelMechanism m, int block) { return (m == PixelMechanism::Bulk ? 4 : 2) * block; }
 
-// Static shared memory every staged kernel uses besides its ring (the LUT tables and barriers).
-inline constexpr int kStaticSmemBytes = kMaxPixelLuts * 3 * 256 + 64;
+// Shared memory a launch needs besides its ring: the chain's LUTs staged as floats (dynamic, after
+// the ring; 3 KiB per LUT op) and the barriers (static).
+inline constexpr int kStaticSmemBytes = 64;
+inline std::size_t staged_lut_bytes(const OpsBlock& ops) { return std::size_t(ops.lut_count) * 3u * 256u * sizeof(float); }
+inline constexpr int kMaxStagedLutBytes = kMaxPixelLuts * 3 * 256 * int(sizeof(float));
 
 // Grid size for a grid-stride / persistent kernel: all resident blocks, no more than the work.
 Result occupancy_grid(const void* kernel, const char* name, int block, std::size_t dyn_smem, long long work_blocks,

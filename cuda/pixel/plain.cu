@@ -8,7 +8,8 @@ namespace {
 
 template <class Fmt>
 __global__ void pixel_plain_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops) {
-    __shared__ LutTables luts;
+    extern __shared__ __align__(16) uint4 dyn[];  // the chain's LUTs, staged (none without a Lut op)
+    StagedLuts& luts = *reinterpret_cast<StagedLuts*>(dyn);
     load_luts(ops, luts);
     __syncthreads();
     const unsigned total = unsigned(g.rows) * unsigned(g.row_px);
@@ -26,12 +27,13 @@ Result launch_fmt(const LaunchArgs& a) {
     const auto kernel = pixel_plain_kernel<Fmt>;
     const int block = a.policy.block;
     const long long pixels = static_cast<long long>(a.grid.rows) * a.grid.row_px;
+    const std::size_t smem = staged_lut_bytes(a.ops);
     int grid = 0;
-    if (auto r = occupancy_grid(reinterpret_cast<const void*>(kernel), "pixel_plain_kernel", block, 0,
+    if (auto r = occupancy_grid(reinterpret_cast<const void*>(kernel), "pixel_plain_kernel", block, smem,
                                 (pixels + block - 1) / block, a.device, grid);
         !r)
         return r;
-    kernel<<<grid, block, 0, a.stream>>>(a.grid, a.ops);
+    kernel<<<grid, block, smem, a.stream>>>(a.grid, a.ops);
     return launch_outcome("pixel_plain_kernel");
 }
 

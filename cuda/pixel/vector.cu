@@ -1,6 +1,11 @@
 // Mechanism "vector": 16-byte loads and stores (uint4 = 4 RGBA8 pixels or 1 RGBA32F pixel) with
-// four independent loads in flight per thread before any is used, grid-stride; the pixels past
-// the last full chunk of a row (RGBA8 widths not a multiple of 4) use plain loads.
+// four independent loads in flight per thread before any is used; the pixels past the last full
+// chunk of a row (RGBA8 widths not a multiple of 4) use plain loads.
+//
+// One block per 4 x blockDim chunks, as many blocks as the image needs, not a persistent grid:
+// a 4K image is ~5.1 steps of all resident blocks, so a grid-stride loop over them left the last
+// step to a tenth of the blocks (half-empty SMs while the rest waited); with many short blocks
+// the block scheduler fills each SM again as soon as a block retires.
 #include "pixel_kernels.cuh"
 
 #include <algorithm>
@@ -13,28 +18,31 @@ constexpr int kUnroll = 4;
 
 template <class Fmt>
 __global__ void pixel_vector_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops) {
-    __shared__ LutTables luts;
+    extern __shared__ __align__(16) uint4 dyn[];  // the chain's LUTs, staged (none without a Lut op)
+    StagedLuts& luts = *reinterpret_cast<StagedLuts*>(dyn);
     load_luts(ops, luts);
     __syncthreads();
     process_tails<Fmt>(g, ops, luts);
 
     // Plain (coherent) loads, not __ldg: src may be dst (in place), which the read-only path forbids.
-    // One step of a block covers kUnroll * blockDim chunks; lane i takes chunks i, i + blockDim,
-    // ... so every one of the kUnroll loads is coalesced across the warp.
+    // A block covers kUnroll * blockDim chunks; lane i takes chunks i, i + blockDim, ... so every
+    // one of the kUnroll loads is coalesced across the warp. (The loop runs once per block with the
+    // launcher's grid; it stays a loop so any grid size is correct.)
     const unsigned step = gridDim.x * blockDim.x * kUnroll;
     for (unsigned base = blockIdx.x * blockDim.x * kUnroll + threadIdx.x; base < g.total_chunks; base += step) {
         uint4 v[kUnroll];
 #pragma unroll
         for (int k = 0; k < kUnroll; ++k) {
             const unsigned c = base + unsigned(k) * blockDim.x;
-            if (c < g.total_chunks)
-                v[k] = *reinterpret_cast<const uint4*>(g.src + chunk_offset(g, c, g.src_pitch));
+            v[k] = c < g.total_chunks ? *reinterpret_cast<const uint4*>(g.src + chunk_offset(g, c, g.src_pitch))
+                                      : make_uint4(0u, 0u, 0u, 0u);
         }
+        // All kUnroll chunks through the chain together: each op is dispatched once per 16 RGBA8 pixels.
+        Fmt::process_chunks(v, ops, luts);
 #pragma unroll
         for (int k = 0; k < kUnroll; ++k) {
             const unsigned c = base + unsigned(k) * blockDim.x;
-            if (c < g.total_chunks)
-                *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) = Fmt::process_chunk(v[k], ops, luts);
+            if (c < g.total_chunks) *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) = v[k];
         }
     }
 }
@@ -45,12 +53,13 @@ Result launch_fmt(const LaunchArgs& a) {
     const int block = a.policy.block;
     const long long per_block = static_cast<long long>(block) * kUnroll;
     const long long work = std::max<long long>((a.grid.total_chunks + per_block - 1) / per_block, 1);
-    int grid = 0;
-    if (auto r = occupancy_grid(reinterpret_cast<const void*>(kernel), "pixel_vector_kernel", block, 0, work,
-                                a.device, grid);
+    const std::size_t smem = staged_lut_bytes(a.ops);
+    int resident = 0;  // only to check that a block fits; the grid is the whole image
+    if (auto r = occupancy_grid(reinterpret_cast<const void*>(kernel), "pixel_vector_kernel", block, smem, work,
+                                a.device, resident);
         !r)
         return r;
-    kernel<<<grid, block, 0, a.stream>>>(a.grid, a.ops);
+    kernel<<<static_cast<unsigned>(work), block, smem, a.stream>>>(a.grid, a.ops);
     return launch_outcome("pixel_vector_kernel");
 }
 
