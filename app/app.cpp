@@ -265,7 +265,9 @@ bool App::draw_frame(bool capture) {
     FrameData& f = impl_->frames[slot];
 
     // Frame N-2 used this slot; waiting for it is what keeps two frames in flight.
+    const auto wait_start = std::chrono::steady_clock::now();
     VK_CHECK(vkWaitForFences(dev, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    const float waited_ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
     timers_->collect(slot);
     for (auto& e : elements_) e->on_frame_done(slot);
 
@@ -330,34 +332,27 @@ bool App::draw_frame(bool capture) {
     VkSemaphore external = VK_NULL_HANDLE;
     for (auto& e : elements_)
         if (!external) external = e->external_timeline();
-    // Two submits when work outside Vulkan sits between prepare and render: #1 (prepare) signals
-    // the timeline at 2N+1, the external work waits for it and signals 2N+2, #2 waits for 2N+2.
+    // Two submits when work outside Vulkan sits between prepare and render: #1 (prepare: the frame's
+    // first timestamp and any Vulkan work) is submitted before the outside work is enqueued, so the
+    // frame span measures that work; #2 (render) waits for the value on_external returns.
     const VkCommandBuffer prepare_cmd = external ? f.prepare_cmd : f.cmd;
     VK_CHECK(vkBeginCommandBuffer(prepare_cmd, &bi));
     timers_->begin_frame(prepare_cmd, slot);
     const FrameInfo info{prepare_cmd, slot, ext, timers_.get()};
     for (auto& e : elements_) e->on_prepare(info);
-    bool wait_external = false;
-    std::uint64_t external_done = 0;
+    std::uint64_t external_wait = 0;
     if (external) {
         VK_CHECK(vkEndCommandBuffer(prepare_cmd));
-        const std::uint64_t prepared = 2 * external_frames_ + 1;
-        external_done = prepared + 1;
-        ++external_frames_;
-        VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-        ts.signalSemaphoreValueCount = 1;
-        ts.pSignalSemaphoreValues = &prepared;
         VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.pNext = &ts;
         si.commandBufferCount = 1;
         si.pCommandBuffers = &prepare_cmd;
-        si.signalSemaphoreCount = 1;
-        si.pSignalSemaphores = &external;
         VK_CHECK(vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE));
         for (auto& e : elements_)
-            if (e->on_external(slot, prepared, external_done)) wait_external = true;
+            if (e->external_timeline() == external) external_wait = std::max(external_wait, e->on_external(slot));
         VK_CHECK(vkBeginCommandBuffer(f.cmd, &bi));
+        if (external_wait) timers_->mark_after_external_wait(f.cmd, slot);
     }
+    const bool wait_external = external_wait != 0;
     const FrameInfo render_info{f.cmd, slot, ext, timers_.get()};
 
     VkClearValue clear{};
@@ -374,6 +369,7 @@ bool App::draw_frame(bool capture) {
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cmd);
     timers_->end(f.cmd, slot);
     vkCmdEndRenderPass(f.cmd);
+    for (auto& e : elements_) e->on_after_render(render_info);
 
     if (capture && window_) {
         if (!impl_->swapchain->readable()) throw vk::Error("this window's swapchain images cannot be copied (no TRANSFER_SRC usage)");
@@ -384,6 +380,7 @@ bool App::draw_frame(bool capture) {
         impl_->readback_extent = ext;
         impl_->captured = true;
     }
+    timers_->end_frame(f.cmd, slot);
     VK_CHECK(vkEndCommandBuffer(f.cmd));
 
     std::array<VkSemaphore, 2> waits{};
@@ -396,11 +393,10 @@ bool App::draw_frame(bool capture) {
     }
     if (wait_external) {
         waits[wait_count] = external;
-        wait_values[wait_count] = external_done;
-        // The display pass reads the external result in its fragment shader; compute and copies
-        // recorded later in the frame may read it too.
-        wait_stages[wait_count++] =
-            VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+        wait_values[wait_count] = external_wait;
+        // Everything in the render part reads the outside result or follows what does; waiting at
+        // every stage also keeps the after-wait timestamp from being written early.
+        wait_stages[wait_count++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     }
     VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     ts.waitSemaphoreValueCount = wait_count;
@@ -431,7 +427,52 @@ bool App::draw_frame(bool capture) {
         else VK_CHECK(r);
     }
     ++frame_number_;
+    if (options_.frames > 0) fence_wait_ms_.push_back(waited_ms);
     return true;
+}
+
+namespace {
+
+template <typename T>
+double median_of(std::vector<T> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return static_cast<double>(v[v.size() / 2]);
+}
+
+} // namespace
+
+// The run's steady state: the first quarter of the frames (at least 10) are warm-up and left out.
+void App::print_steady_state(const std::vector<float>& cpu_ms) const {
+    const std::size_t skip = std::min(cpu_ms.size() - 1, std::max<std::size_t>(10, cpu_ms.size() / 4));
+    const std::vector<float> cpu(cpu_ms.begin() + static_cast<std::ptrdiff_t>(skip), cpu_ms.end());
+    const double cpu_median = median_of(cpu);
+    std::fprintf(stderr, "Frame time (CPU, last %zu frames): median %.3f ms", cpu.size(), cpu_median);
+    for (const auto& t : timers_->latest()) std::fprintf(stderr, "; %s %.3f ms", t.name.c_str(), t.ms);
+    std::fprintf(stderr, "\n");
+    const std::size_t waits_skip = std::min(fence_wait_ms_.size(), skip);
+    const std::vector<float> waits(fence_wait_ms_.begin() + static_cast<std::ptrdiff_t>(waits_skip), fence_wait_ms_.end());
+    const auto& spans = timers_->frame_spans();
+    // Frames whose timestamps were read; the same warm-up share left out.
+    const std::size_t span_skip = std::min(spans.size(), std::max<std::size_t>(10, spans.size() / 4));
+    std::vector<double> span, wait, period;
+    for (std::size_t i = span_skip; i < spans.size(); ++i) {
+        span.push_back(spans[i].span_ms);
+        if (spans[i].wait_ms >= 0.0) wait.push_back(spans[i].wait_ms);
+        if (i > 0) period.push_back(spans[i].end_ms - spans[i - 1].end_ms);
+    }
+    std::fprintf(stderr, "Steady state over %zu frames: %.1f frames/s (CPU frame time median %.3f ms; host blocked on the frame fence median %.3f ms)\n",
+                 cpu.size(), cpu_median > 0 ? 1000.0 / cpu_median : 0.0, cpu_median, median_of(waits));
+    if (span.empty()) {
+        std::fprintf(stderr, "Frame GPU time: not measured (%s)\n",
+                     timers_->supported() ? "no frame's timestamps were available" : "this queue has no timestamps");
+        return;
+    }
+    std::fprintf(stderr, "Frame GPU time (Vulkan queue, frame's first to last timestamp; median over %zu frames): %.4f ms", span.size(),
+                 median_of(span));
+    if (!wait.empty())
+        std::fprintf(stderr, "; of which waiting for the outside (CUDA) work, hand-offs included: %.4f ms", median_of(wait));
+    std::fprintf(stderr, "; GPU frame period (end to end): %.4f ms\n", median_of(period));
 }
 
 std::string App::write_screenshot(const void* pixels, VkExtent2D extent, VkFormat format) const {
@@ -440,6 +481,7 @@ std::string App::write_screenshot(const void* pixels, VkExtent2D extent, VkForma
 
 int App::run() {
     int drawn = 0;
+    std::vector<float> cpu_ms;  // every frame's CPU time when the run has a frame count
     auto last = std::chrono::steady_clock::now();
     bool finished_count = false;
     while (!close_requested_) {
@@ -461,20 +503,17 @@ int App::run() {
         if (history_.size() < kHistory) history_.push_back(static_cast<float>(ms));
         else history_[history_next_] = static_cast<float>(ms);
         history_next_ = (history_next_ + 1) % kHistory;
+        if (options_.frames > 0) cpu_ms.push_back(static_cast<float>(ms));
         if (last_frame) {
             finished_count = true;
             break;
         }
     }
     wait_idle();
-    if (options_.frames > 0 && !history_.empty()) {
-        std::vector<float> sorted = history_;
-        std::sort(sorted.begin(), sorted.end());
-        std::fprintf(stderr, "Frame time (CPU, last %zu frames): median %.3f ms", sorted.size(),
-                     static_cast<double>(sorted[sorted.size() / 2]));
-        for (const auto& t : timers_->latest()) std::fprintf(stderr, "; %s %.3f ms", t.name.c_str(), t.ms);
-        std::fprintf(stderr, "\n");
-    }
+    // The fence of the last frames has signalled: read their timestamps before summarising.
+    for (std::uint64_t i = 0; i < kFramesInFlight; ++i)  // oldest frame first, so the spans stay in frame order
+        timers_->collect(static_cast<std::uint32_t>((frame_number_ + i) % kFramesInFlight));
+    if (options_.frames > 0 && !cpu_ms.empty()) print_steady_state(cpu_ms);
     int rc = 0;
     if (finished_count && !options_.screenshot.empty()) {
         std::string error;

@@ -35,16 +35,21 @@ public:
     virtual void on_ui() {}                                // between ImGui::NewFrame and ImGui::Render
     virtual void on_prepare(const FrameInfo& /*frame*/) {} // outside the render pass: compute, copies
     virtual void on_render(const FrameInfo& /*frame*/) {}  // inside the render pass, before ImGui
+    // Outside the render pass, after it, in the same command buffer: readbacks of what the frame showed.
+    virtual void on_after_render(const FrameInfo& /*frame*/) {}
     virtual void on_frame_done(std::uint32_t /*slot*/) {}  // that slot's previous frame has finished on the GPU
-    // A timeline semaphore that work outside Vulkan (a CUDA stream) waits on and signals. When an
-    // element returns one, the frame is submitted in two parts: on_prepare's commands signal it,
-    // on_external enqueues the outside work, and the render pass waits for that work.
+    // A timeline semaphore signalled by work outside Vulkan (a CUDA stream). When an element returns
+    // one, the frame is submitted in two parts: on_prepare's commands first, then on_external
+    // enqueues the outside work, then the render part is submitted waiting for the value that
+    // on_external returns. Nothing Vulkan signals: the outside work does not wait for Vulkan, so
+    // it may overlap the previous frame's display (the element keeps that hazard-free, e.g. by
+    // writing a buffer no frame in flight reads; when on_external runs, every frame but the
+    // previous one has finished on the GPU).
     virtual VkSemaphore external_timeline() { return VK_NULL_HANDLE; }
-    // Between the two submits: enqueue work that waits until the timeline reaches wait_value and
-    // then sets it to signal_value. True when it did (the render submit then waits for it).
-    virtual bool on_external(std::uint32_t /*slot*/, std::uint64_t /*wait_value*/, std::uint64_t /*signal_value*/) {
-        return false;
-    }
+    // Enqueues this frame's outside work (or none) and returns the timeline value the render part
+    // must wait for: the value that work signals, or an earlier one whose result the frame shows
+    // again; 0 for no wait.
+    virtual std::uint64_t on_external(std::uint32_t /*slot*/) { return 0; }
     virtual void on_file_drop(const std::vector<std::string>& /*paths*/) {}
 };
 
@@ -110,6 +115,7 @@ private:
     void release() noexcept;
     bool draw_frame(bool capture);
     void init_imgui();
+    void print_steady_state(const std::vector<float>& cpu_ms) const;
     std::string write_screenshot(const void* pixels, VkExtent2D extent, VkFormat format) const;
 
     vk::Context& ctx_;
@@ -123,7 +129,7 @@ private:
     std::vector<float> history_;   // ring buffer of frame times
     std::size_t history_next_ = 0;
     std::uint64_t frame_number_ = 0;
-    std::uint64_t external_frames_ = 0;  // N of the timeline values 2N+1 (prepare done), 2N+2 (external done)
+    std::vector<float> fence_wait_ms_;   // host time blocked on each frame's fence (GPU-bound when large)
     bool close_requested_ = false;
     bool imgui_ready_ = false;
 };

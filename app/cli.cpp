@@ -1,6 +1,7 @@
 // Top-level flags: each documented in --help; choices checked by CLI11, ranges by tl::validate.
 #include "cli.hpp"
 
+#include "pixel_api.hpp"
 #include "stencil_api.hpp"
 
 #include "image/image_gen.hpp"
@@ -137,6 +138,24 @@ CommandLine::CommandLine(CLI::App& cli) {
                    "Per-pixel op applied after the filter, repeatable, in order: name[:a[:b[:c]]], e.g. "
                    "--op gamma:2.2 --op brightness-contrast:0.1:1.5 --op levels:0.1:0.9:1.2 --op invert")
         ->group("Filter");
+    const auto pixel_mechanisms =
+        names_of(cuda::pixel_mechanism_infos(), [](const cuda::PixelMechanismInfo& m) { return std::string(m.name); });
+    cli.add_option("--pixel-mechanism", pixel_mechanism_,
+                   "CUDA path: how the per-pixel op chain moves its pixels (default: vector)")
+        ->check(CLI::IsMember(pixel_mechanisms))
+        ->group("Filter");
+    cli.add_flag("--fuse", fuse_, "CUDA path: run the op chain inside the stencil kernel (one pass over the image)")->group("Filter");
+    cli.add_option("--stage", stage_,
+                   "What the processing stage does each frame: the filter (and op chain), or 'copy': a plain "
+                   "device-to-device copy of the image (cudaMemcpyAsync on the CUDA path, vkCmdCopyBuffer on the "
+                   "Vulkan-only path), to measure what the hand-off between the APIs costs; implies --every-frame")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"filter", "copy"}))
+        ->group("Filter");
+    cli.add_flag("--every-frame", every_frame_,
+                 "Re-run the processing stage every frame on the Vulkan-only path too (the CUDA path always does), "
+                 "so headless runs measure it")
+        ->group("Filter");
     cli.add_option("--variant", variant_, "Vulkan compute variant that runs the filter (default: vulkan-tiled)")
         ->check(CLI::IsMember(variants))
         ->group("Filter");
@@ -217,6 +236,10 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
         v.ops.push_back(std::move(*op));
     }
     if (!variant_.empty()) v.variant = *vk::parse_compute_variant(variant_);
+    v.stage = stage_ == "copy" ? StageKind::Copy : StageKind::Filter;
+    v.every_frame = every_frame_;
+    if (!pixel_mechanism_.empty()) v.pixel_mechanism = cuda::parse_pixel_mechanism(pixel_mechanism_);
+    v.fuse = fuse_;
     v.mechanism = mechanism_;
     v.mechanism_a = mechanism_a_;
     if (auto variant = vk::parse_compute_variant(mechanism_)) v.variant = *variant;

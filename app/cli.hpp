@@ -41,6 +41,10 @@ private:
     cmd::FilterFlags filter_;
     std::string border_ = "clamp";
     std::vector<std::string> ops_;
+    std::string stage_ = "filter";
+    bool every_frame_ = false;
+    std::string pixel_mechanism_;
+    bool fuse_ = false;
     std::string variant_;
     std::string mechanism_;
     std::string mechanism_a_;

@@ -60,8 +60,9 @@ void finish_interop(InteropDecision& d, const vk::Context& ctx) {
 namespace {
 
 constexpr int kRing = 4;  // frames whose events may be outstanding
-enum StageIndex { kStageB = 0, kStageA = 1, kStageOps = 2, kStages = 3 };
-const char* const kStageNames[kStages] = {"CUDA filter (B)", "CUDA filter (A)", "CUDA op chain"};
+enum StageIndex { kStageB = 0, kStageA, kStageOps, kStageFused, kStageCopy, kStageHistogram, kStages };
+const char* const kStageNames[kStages] = {"CUDA filter (B)", "CUDA filter (A)", "CUDA op chain", "CUDA fused filter+ops",
+                                          "CUDA copy (memcpy)", "CUDA histogram (CUB)"};
 
 std::string cuda_error(const char* what, cudaError_t e) {
     return std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
@@ -82,7 +83,11 @@ struct CudaStage::Impl {
     const vk::Context* ctx = nullptr;
     cudaStream_t stream = nullptr;
     interop::Timeline timeline;
-    interop::SharedBuffer source, filtered, second;
+    interop::SharedBuffer source;
+    std::array<interop::SharedBuffer, kOutputs> filtered, second;
+    int latest = 0;                  // the output the last run wrote
+    std::uint64_t signalled = 0;     // the last timeline value enqueued
+    std::uint64_t latest_value = 0;  // the value signalled by the run that wrote `latest`
     int width = 0, height = 0;
     VkDeviceSize pitch = 0;
     struct Record {
@@ -95,12 +100,18 @@ struct CudaStage::Impl {
     std::uint64_t next = 0;
     std::vector<CudaStageTiming> timings;
     double copy_gbps = 0;
+    cuda::Histogram hist;
+    cudaEvent_t hist_done = nullptr;  // recorded after the latest histogram computation
+    bool hist_pending = false;
+    std::optional<cuda::ChannelHistograms> hist_counts;
 
     ~Impl() {
         if (stream) cudaStreamSynchronize(stream);
         for (auto& r : ring)
             for (auto e : r.events)
                 if (e) cudaEventDestroy(e);
+        if (hist_done) cudaEventDestroy(hist_done);
+        hist = cuda::Histogram();
         // Shared buffers and the timeline release their CUDA side first (their destructors).
         second = {};
         filtered = {};
@@ -147,6 +158,8 @@ std::unique_ptr<CudaStage> CudaStage::create(const vk::Context& ctx, std::string
             for (auto& e : r.events)
                 if (const cudaError_t err = cudaEventCreate(&e); err != cudaSuccess)
                     throw std::runtime_error(cuda_error("cudaEventCreate", err));
+        if (const cudaError_t err = cudaEventCreateWithFlags(&m.hist_done, cudaEventDisableTiming); err != cudaSuccess)
+            throw std::runtime_error(cuda_error("cudaEventCreate", err));
         m.timeline = interop::Timeline(ctx, 0);
     } catch (const std::exception& e) {
         if (why) *why = std::string("CUDA stage unavailable: ") + e.what();
@@ -168,19 +181,29 @@ void CudaStage::allocate(int width, int height) {
     const VkBufferUsageFlags usage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     interop::SharedBuffer source(*m.ctx, bytes, usage);
-    interop::SharedBuffer filtered(*m.ctx, bytes, usage);
-    interop::SharedBuffer second(*m.ctx, bytes, usage);
+    std::array<interop::SharedBuffer, kOutputs> filtered, second;
+    for (int i = 0; i < kOutputs; ++i) {
+        filtered[i] = interop::SharedBuffer(*m.ctx, bytes, usage);
+        second[i] = interop::SharedBuffer(*m.ctx, bytes, usage);
+    }
     m.source = std::move(source);
     m.filtered = std::move(filtered);
     m.second = std::move(second);
     m.width = width;
     m.height = height;
     m.pitch = pitch;
+    m.latest = 0;
+    m.latest_value = 0;  // the buffers were filled by an upload the host waited for
+    m.hist_pending = false;
+    m.hist_counts.reset();
 }
 
 VkBuffer CudaStage::source() const { return impl_->source.buffer(); }
-VkBuffer CudaStage::filtered() const { return impl_->filtered.buffer(); }
-VkBuffer CudaStage::second() const { return impl_->second.buffer(); }
+VkBuffer CudaStage::filtered(int output) const { return impl_->filtered[static_cast<std::size_t>(output)].buffer(); }
+VkBuffer CudaStage::second(int output) const { return impl_->second[static_cast<std::size_t>(output)].buffer(); }
+int CudaStage::latest_output() const { return impl_->latest; }
+std::uint64_t CudaStage::latest_value() const { return impl_->latest_value; }
+const std::optional<cuda::ChannelHistograms>& CudaStage::histogram() const { return impl_->hist_counts; }
 VkDeviceSize CudaStage::pitch() const { return impl_->pitch; }
 VkDeviceSize CudaStage::size() const { return impl_->source.size(); }
 VkSemaphore CudaStage::timeline() const { return impl_->timeline.semaphore(); }
@@ -192,28 +215,34 @@ void CudaStage::synchronize() const {
     cudaGetLastError();
 }
 
-bool CudaStage::enqueue(const Job& job, std::uint64_t wait_value, std::uint64_t signal_value, std::string& status) {
+std::uint64_t CudaStage::enqueue(const Job& job, std::string& status) {
     Impl& m = *impl_;
     status.clear();
     if (!m.source) {
         status = "no image";
-        return false;
+        return 0;
     }
-    std::string why;
-    if (!m.timeline.cuda_wait(wait_value, m.stream, &why)) {
-        // Signalling anyway could move the timeline past the value Vulkan is about to signal.
-        status = "the CUDA stream could not wait for Vulkan: " + why;
-        return false;
+    // The previous histogram, if its run has finished: the stream holds nothing after it, so the
+    // read's synchronize waits only for its own 3 KiB copy. Not finished: keep the older counts.
+    if (m.hist_pending && cudaEventQuery(m.hist_done) == cudaSuccess) {
+        cuda::ChannelHistograms counts{};
+        if (m.hist.read(counts, m.stream)) m.hist_counts = counts;
+        m.hist_pending = false;
     }
+    cudaGetLastError();  // cudaErrorNotReady is not an error to keep
 
+    const int out = 1 - m.latest;
     Impl::Record& rec = m.ring[m.next % kRing];
     // A record still outstanding after kRing frames is dropped (re-recorded) rather than waited for.
     rec.used = {};
     rec.pending = false;
     rec.bytes = 2.0 * static_cast<double>(m.width) * m.height * 4.0;
-    const cuda::DeviceImage src{m.source.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
-    const cuda::DeviceImage dst{m.filtered.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
-    const cuda::DeviceImage dst_a{m.second.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+    const auto image = [&](const interop::SharedBuffer& b) {
+        return cuda::DeviceImage{b.cuda_ptr(), static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+    };
+    const cuda::DeviceImage src = image(m.source);
+    const cuda::DeviceImage dst = image(m.filtered[static_cast<std::size_t>(out)]);
+    const cuda::DeviceImage dst_a = image(m.second[static_cast<std::size_t>(out)]);
 
     auto run_stage = [&](int stage, const char* range, auto&& body) {
         nvtxRangePushA(range);
@@ -227,34 +256,65 @@ bool CudaStage::enqueue(const Job& job, std::uint64_t wait_value, std::uint64_t 
         cudaMemcpy2DAsync(to.data, to.pitch, src.data, src.pitch, static_cast<std::size_t>(m.width) * 4, m.height,
                           cudaMemcpyDeviceToDevice, m.stream);
     };
+    auto note = [&](const std::string& why) {
+        if (status.empty()) status = why;
+    };
     auto filter = [&](cuda::Mechanism mech, const cuda::DeviceImage& to, const char* side) {
         const cuda::Result r = cuda::launch(job.params, job.border, mech, job.policy, src, to, m.stream);
         if (!r) {
             copy_source(to);
-            if (status.empty())
-                status = std::string("CUDA ") + std::string(cuda::mechanism_info(mech).name) + " (" + side + ") not run: " +
-                         r.reason + ". Showing the original on that side.";
+            note(std::string("CUDA ") + std::string(cuda::mechanism_info(mech).name) + " (" + side + ") not run: " + r.reason +
+                 ". Showing the original on that side.");
         }
     };
-    {
-        run_stage(kStageB, "tilelab: CUDA filter B", [&] { filter(job.mechanism, dst, "B"); });
+    auto ops_on = [&](const cuda::DeviceImage& img) {
+        const cuda::Result r = cuda::launch_pixel_ops(job.ops, job.pixel_mechanism, job.pixel_policy, img, img, m.stream);
+        if (!r) note("CUDA op chain (" + std::string(cuda::to_string(job.pixel_mechanism)) + ") not run: " + r.reason);
+    };
+    if (job.copy_only) {
+        // The same bytes vkCmdCopyBuffer moves on the Vulkan-only path: the whole buffer, padding included.
+        run_stage(kStageCopy, "tilelab: CUDA copy", [&] {
+            const cudaError_t e = cudaMemcpyAsync(dst.data, src.data, static_cast<std::size_t>(m.pitch) * m.height,
+                                                  cudaMemcpyDeviceToDevice, m.stream);
+            if (e != cudaSuccess) note(cuda_error("cudaMemcpyAsync", e));
+        });
+    } else {
+        bool fused = false;
+        if (job.fuse && !job.ops.empty()) {
+            run_stage(kStageFused, "tilelab: CUDA filter + ops fused", [&] {
+                const cuda::Result r = cuda::launch_fused(job.params, job.border, job.mechanism, job.policy, job.ops, src, dst, m.stream);
+                fused = r.ok;
+                if (!r) note("Fused filter + ops not run: " + r.reason + ". Ran as two passes instead.");
+            });
+            if (!fused) rec.used[kStageFused] = false;  // a refusal's empty interval is not a time
+        }
+        if (!fused) run_stage(kStageB, "tilelab: CUDA filter B", [&] { filter(job.mechanism, dst, "B"); });
         if (job.second) run_stage(kStageA, "tilelab: CUDA filter A", [&] { filter(*job.second, dst_a, "A"); });
-        if (!job.ops.empty()) {
+        if (!job.ops.empty() && (!fused || job.second)) {
             run_stage(kStageOps, "tilelab: CUDA op chain", [&] {
-                const cuda::PixelPolicy pp;
-                cuda::Result r = cuda::launch_pixel_ops(job.ops, cuda::PixelMechanism::Vector, pp, dst, dst, m.stream);
-                if (r && job.second) r = cuda::launch_pixel_ops(job.ops, cuda::PixelMechanism::Vector, pp, dst_a, dst_a, m.stream);
-                if (!r && status.empty()) status = "CUDA op chain not run: " + r.reason;
+                if (!fused) ops_on(dst);
+                if (job.second) ops_on(dst_a);
             });
         }
-        rec.pending = true;
-        ++m.next;
     }
-    if (!m.timeline.cuda_signal(signal_value, m.stream, &why)) {
+    if (job.histogram) {
+        run_stage(kStageHistogram, "tilelab: CUDA histogram", [&] {
+            const cuda::Result r = m.hist.compute(dst, m.stream);
+            if (!r) note("CUDA histogram not computed: " + r.reason);
+            else if (cudaEventRecord(m.hist_done, m.stream) == cudaSuccess) m.hist_pending = true;
+        });
+    }
+    rec.pending = true;
+    ++m.next;
+    std::string why;
+    if (!m.timeline.cuda_signal(m.signalled + 1, m.stream, &why)) {
         status = "the CUDA stream could not signal Vulkan: " + why;
-        return false;
+        return 0;
     }
-    return true;
+    ++m.signalled;
+    m.latest = out;
+    m.latest_value = m.signalled;
+    return m.signalled;
 }
 
 void CudaStage::collect_timings() {
@@ -300,6 +360,7 @@ void CudaStage::reset_timings() {
 
 struct CudaStage::Impl {
     std::vector<CudaStageTiming> timings;
+    std::optional<cuda::ChannelHistograms> hist_counts;
 };
 
 CudaStage::CudaStage() : impl_(std::make_unique<Impl>()) {}
@@ -311,16 +372,19 @@ std::unique_ptr<CudaStage> CudaStage::create(const vk::Context&, std::string* wh
 }
 void CudaStage::allocate(int, int) { throw std::runtime_error("built without CUDA"); }
 VkBuffer CudaStage::source() const { return VK_NULL_HANDLE; }
-VkBuffer CudaStage::filtered() const { return VK_NULL_HANDLE; }
-VkBuffer CudaStage::second() const { return VK_NULL_HANDLE; }
+VkBuffer CudaStage::filtered(int) const { return VK_NULL_HANDLE; }
+VkBuffer CudaStage::second(int) const { return VK_NULL_HANDLE; }
+int CudaStage::latest_output() const { return 0; }
+std::uint64_t CudaStage::latest_value() const { return 0; }
 VkDeviceSize CudaStage::pitch() const { return 0; }
 VkDeviceSize CudaStage::size() const { return 0; }
 VkSemaphore CudaStage::timeline() const { return VK_NULL_HANDLE; }
 std::uint64_t CudaStage::timeline_value() const { return 0; }
-bool CudaStage::enqueue(const Job&, std::uint64_t, std::uint64_t, std::string& status) {
+std::uint64_t CudaStage::enqueue(const Job&, std::string& status) {
     status = "built without CUDA";
-    return false;
+    return 0;
 }
+const std::optional<cuda::ChannelHistograms>& CudaStage::histogram() const { return impl_->hist_counts; }
 void CudaStage::collect_timings() {}
 const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }
 void CudaStage::reset_timings() {}

@@ -1,10 +1,12 @@
-// The viewer's CUDA stage: the interop decision made at start-up, the shared source/filtered
-// buffers, the timeline hand-off and the filter + op chain on a CUDA stream, timed with events.
+// The viewer's CUDA stage: the interop decision made at start-up, the shared source buffer and two
+// output buffers (written alternately, so a run never meets a frame still showing the other), the
+// timeline hand-off, and the filter + op chain + histogram on a CUDA stream, timed with events.
 // Plain C++ header (no CUDA types); in builds without CUDA, CudaStage::create refuses with the reason.
 #pragma once
 
 #include "filter_spec.hpp"
 #include "interop/cuda_device.hpp"
+#include "pixel_api.hpp"
 #include "pixel_ops.hpp"
 #include "stencil_api.hpp"
 #include "vk/context.hpp"
@@ -52,13 +54,19 @@ public:
     CudaStage(const CudaStage&) = delete;
     CudaStage& operator=(const CudaStage&) = delete;
 
+    // Output buffers: each run writes the one the previous run did not, so the frame still in
+    // flight (which shows the previous run's output) never reads a buffer being written.
+    static constexpr int kOutputs = 2;
+
     // (Re)allocates the shared buffers for a width x height RGBA8 image, new ones before the old
     // ones go; waits for both APIs first (vkDeviceWaitIdle + cudaStreamSynchronize). Throws
     // vk::Error / std::runtime_error with the reason; the current buffers stay on failure.
     void allocate(int width, int height);
     VkBuffer source() const;
-    VkBuffer filtered() const;
-    VkBuffer second() const;  // the A side when it shows a second mechanism
+    VkBuffer filtered(int output) const;
+    VkBuffer second(int output) const;  // the A side when it shows a second mechanism
+    int latest_output() const;          // the output the last run wrote (what frames show now)
+    std::uint64_t latest_value() const; // the timeline value that run signals (0: none yet)
     VkDeviceSize pitch() const;
     VkDeviceSize size() const;  // bytes of each buffer
     VkSemaphore timeline() const;
@@ -70,13 +78,24 @@ public:
         cuda::Mechanism mechanism = cuda::Mechanism::Global;
         cuda::Policy policy;
         std::optional<cuda::Mechanism> second;  // also filter into second() with this mechanism
-        std::vector<PixelOp> ops;              // applied in place on filtered() (and second())
+        std::vector<PixelOp> ops;              // applied in place on the outputs (B and A)
+        cuda::PixelMechanism pixel_mechanism = cuda::PixelMechanism::Vector;
+        cuda::PixelPolicy pixel_policy;
+        bool fuse = false;        // B: the op chain inside the stencil kernel (cuda::launch_fused)
+        bool histogram = false;   // CUB histogram of B's output, read a frame or more later
+        bool copy_only = false;   // the interop measurement: B = a device-to-device copy of the source
     };
-    // Enqueues on the stage's stream: wait for the timeline to reach wait_value, filter (and op
-    // chain), signal signal_value. A refused launch copies the source instead (the picture stays
-    // honest) and its reason lands in `status`. Returns false only when the signal could not be
-    // enqueued (then nobody may wait for signal_value).
-    bool enqueue(const Job& job, std::uint64_t wait_value, std::uint64_t signal_value, std::string& status);
+    // Enqueues on the stage's stream: the filter (and op chain, histogram) into the output the
+    // previous run did not write, then a signal of the next timeline value. The stream does not
+    // wait for Vulkan: the source only changes between frames (uploads that wait for the device)
+    // and the output written was last read by a frame whose fence the host has waited for. A
+    // refused launch copies the source instead (the picture stays honest) and its reason lands in
+    // `status`. Returns the value signalled, or 0 when the signal could not be enqueued (then the
+    // last output stays the latest).
+    std::uint64_t enqueue(const Job& job, std::string& status);
+    // The histogram of the latest completed run; nullopt before one completes. Read without
+    // stalling: only once that run's histogram event has completed (cudaEventQuery).
+    const std::optional<cuda::ChannelHistograms>& histogram() const;
     // Reads the events of earlier frames that have completed (cudaEventQuery: never waits).
     void collect_timings();
     const std::vector<CudaStageTiming>& timings() const;

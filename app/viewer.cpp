@@ -68,6 +68,10 @@ Viewer::Viewer(ViewerSetup setup) : setup_(std::move(setup)) {
     filter_state_.variant = setup_.variant;
     filter_state_.ops = setup_.ops;
     filter_state_.ops_enabled = !setup_.ops.empty();
+    filter_state_.stage = setup_.stage;
+    filter_state_.run_every_frame = setup_.every_frame || setup_.stage == StageKind::Copy;
+    if (setup_.pixel_mechanism) filter_state_.pixel_mechanism = *setup_.pixel_mechanism;
+    filter_state_.fuse = setup_.fuse;
     view_.mode = setup_.view;
     view_.gain = setup_.gain;
     view_.split = setup_.split;
@@ -171,15 +175,29 @@ void Viewer::apply_path_change() {
     if (cuda_) cuda_->synchronize();
     bound_cuda_path_ = path;
     bound_mechanism_a_ = a;
-    if (has_image())
-        display_->set_images(a >= 0 ? cuda_->second() : source_buffer(), filtered_buffer(), image_.width, image_.height, pitch_);
+    bind_display();
     filter_dirty_ = true;
+}
+
+void Viewer::bind_display() {
+    if (!has_image()) return;
+    if (!cuda_) {
+        display_->set_images(source_buffer(), filtered_buffer(), image_.width, image_.height, pitch_);
+        return;
+    }
+    // One set per CUDA output buffer; on_render picks the one the last run wrote.
+    for (int i = 0; i < CudaStage::kOutputs; ++i)
+        display_->set_images(static_cast<std::uint32_t>(i), bound_mechanism_a_ >= 0 ? cuda_->second(i) : cuda_->source(),
+                             cuda_->filtered(i), image_.width, image_.height, pitch_);
 }
 
 VkSemaphore Viewer::external_timeline() { return cuda_path() ? cuda_->timeline() : VK_NULL_HANDLE; }
 
-bool Viewer::on_external(std::uint32_t, std::uint64_t wait_value, std::uint64_t signal_value) {
-    if (!cuda_pending_ || !cuda_path()) return false;
+std::uint64_t Viewer::on_external(std::uint32_t) {
+    if (!cuda_path()) return 0;
+    // Not re-run this frame: the frame shows the last output again; waiting for its (long since
+    // reached) value orders this frame's reads after the run that wrote it.
+    if (!cuda_pending_) return cuda_->latest_value();
     cuda_pending_ = false;
     CudaStage::Job job;
     job.params = filter_state_.params;
@@ -189,21 +207,26 @@ bool Viewer::on_external(std::uint32_t, std::uint64_t wait_value, std::uint64_t 
     if (filter_state_.mechanism_a >= 0)
         job.second = cuda::mechanism_infos()[static_cast<std::size_t>(filter_state_.mechanism_a)].mechanism;
     if (filter_state_.ops_enabled) job.ops = filter_state_.ops;
+    job.pixel_mechanism = filter_state_.pixel_mechanism;
+    job.pixel_policy = filter_state_.pixel_policy;
+    job.fuse = filter_state_.fuse;
+    job.histogram = filter_state_.histogram;
+    job.copy_only = filter_state_.stage == StageKind::Copy;
     std::string status;
-    std::string why = validate(job.params);
-    bool signalled = false;
+    std::string why = job.copy_only ? std::string() : validate(job.params);
     if (!why.empty()) {
         status = "Filter not run: " + why + ".";
-        // Still hand the timeline on so the render submit's wait is satisfied in order.
+        // Still run (a refused launch copies the source) so the frame has an output to wait for.
         job.mechanism = cuda::Mechanism::Global;
     }
-    signalled = cuda_->enqueue(job, wait_value, signal_value, why);
+    const std::uint64_t value = cuda_->enqueue(job, why);
     if (status.empty()) status = why;
     if (!status.empty() && status != filter_state_.status) std::fprintf(stderr, "tilelab: %s\n", status.c_str());
     filter_state_.status = status;
     ++filter_state_.runs;
     filter_dirty_ = false;
-    return signalled;
+    // Not enqueued: show the previous output (its value is reached or about to be).
+    return value ? value : cuda_->latest_value();
 }
 
 void Viewer::on_detach() {
@@ -304,7 +327,11 @@ bool Viewer::set_image(Image image, std::string label) {
         std::vector<VkBuffer> targets;
         if (cuda_) {
             cuda_->allocate(image.width, image.height);  // waits for both APIs; new buffers before the old go
-            targets = {cuda_->source(), cuda_->filtered(), cuda_->second()};
+            targets = {cuda_->source()};
+            for (int i = 0; i < CudaStage::kOutputs; ++i) {
+                targets.push_back(cuda_->filtered(i));
+                targets.push_back(cuda_->second(i));
+            }
         } else {
             source = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
             filtered = vk::Buffer(ctx, bytes, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -328,12 +355,11 @@ bool Viewer::set_image(Image image, std::string label) {
     source_ = std::move(source);
     filtered_ = std::move(filtered);
     pitch_ = pitch;
-    const bool second_on_a = cuda_path() && filter_state_.mechanism_a >= 0;
-    display_->set_images(second_on_a ? cuda_->second() : source_buffer(), filtered_buffer(), image.width, image.height, pitch_);
     image_state_.label = std::move(label);
     image_state_.width = image.width;
     image_state_.height = image.height;
     image_ = std::move(image);
+    bind_display();
     for (auto& p : probe_at_) p.reset();
     inspector_ = {};
     filter_dirty_ = true;
@@ -397,6 +423,10 @@ void Viewer::on_ui() {
             in.validation_messages = app_->context().validation_messages();
             in.filter_runs = filter_state_.runs;
             in.pass_history = &pass_history_;
+            if (const auto& spans = app_->timers().frame_spans(); !spans.empty()) {
+                in.frame_gpu_ms = spans.back().span_ms;
+                in.external_wait_ms = spans.back().wait_ms;
+            }
             if (cuda_) {
                 in.cuda = &cuda_->timings();
                 in.copy_gbps = cuda_->copy_gbps();
@@ -420,6 +450,12 @@ void Viewer::on_ui() {
     if (ImGui::Begin(title.c_str(), nullptr, sidebar_flags)) {
         if (ImGui::CollapsingHeader("Image", ImGuiTreeNodeFlags_DefaultOpen)) ui::image_panel(image_state_, actions);
         if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) ui::filter_panel(filter_state_, actions);
+        if (ImGui::CollapsingHeader("Processing", ImGuiTreeNodeFlags_DefaultOpen)) {
+            ui::ProcessingInput in;
+            in.cuda_path = cuda_path();
+            if (cuda_) in.histogram = &cuda_->histogram();
+            ui::processing_panel(filter_state_, in, actions);
+        }
         if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) ui::view_panel(view_);
         if (right_width_ <= 0.0f) performance_panels();
     }
@@ -602,13 +638,28 @@ void Viewer::viewport_window() {
 void Viewer::record_filter_stage(const FrameInfo& frame) {
     const VkCommandBuffer cmd = frame.cmd;
     const auto fmt = PixelFormat::RGBA8;
-    const std::string scope = "Filter " + std::string(vk::to_string(filter_state_.variant));
+    const bool copy_only = filter_state_.stage == StageKind::Copy;
+    const std::string scope = copy_only ? "Copy (vkCmdCopyBuffer)" : "Filter " + std::string(vk::to_string(filter_state_.variant));
     frame.timers->begin(cmd, frame.slot, scope);
     // Earlier frames' display pass and probe copies read `filtered_`: let them finish first.
     buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    if (copy_only) {
+        // The interop measurement's Vulkan-only side: the same bytes the CUDA stage's
+        // cudaMemcpyAsync moves (the whole buffer, padding included).
+        const VkBufferCopy region{0, 0, pitch_ * static_cast<VkDeviceSize>(image_.height)};
+        vkCmdCopyBuffer(cmd, source_buffer(), filtered_buffer(), 1, &region);
+        buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+        frame.timers->end(cmd, frame.slot);
+        filter_state_.status.clear();
+        ++filter_state_.runs;
+        filter_dirty_ = false;
+        return;
+    }
     std::string why = validate(filter_state_.params);
     if (why.empty()) why = filters_->can_run(filter_state_.params, fmt);
     if (why.empty()) why = filters_->check_image(image_.width, image_.height, pitch_, fmt);
@@ -623,6 +674,8 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
             filters_->record(cmd, filter_state_.params, filter_state_.border, filter_state_.variant, source_buffer(),
                              filtered_buffer(), image_.width, image_.height, pitch_, fmt);
             if (use_ops) {
+                frame.timers->end(cmd, frame.slot);  // the filter's own time; the chain gets its own scope
+                frame.timers->begin(cmd, frame.slot, "Op chain (Vulkan)");
                 buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
                 filters_->record_pixel_ops(cmd, filter_state_.ops, filtered_buffer(), filtered_buffer(), image_.width,
@@ -656,21 +709,26 @@ void Viewer::on_prepare(const FrameInfo& frame) {
         if (cuda_path()) cuda_pending_ = true;  // enqueued in on_external, after this submit
         else record_filter_stage(frame);
     }
+}
+
+void Viewer::on_after_render(const FrameInfo& frame) {
     probe_at_[frame.slot].reset();
-    if (inspector_.active) {
-        const VkBufferCopy region{static_cast<VkDeviceSize>(inspector_.y) * pitch_ + static_cast<VkDeviceSize>(inspector_.x) * 4, 0, 4};
-        vkCmdCopyBuffer(frame.cmd, filtered_buffer(), probe_[frame.slot].handle(), 1, &region);
-        buffer_barrier(frame.cmd, probe_[frame.slot].handle(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-        probe_at_[frame.slot] = std::array<int, 2>{inspector_.x, inspector_.y};
-    }
+    if (!has_image() || !inspector_.active) return;
+    // After the display pass, in the submit that waited for this frame's output: the probe reads
+    // what the frame showed, and the frame's fence covers the read before that buffer is rewritten.
+    const VkBufferCopy region{static_cast<VkDeviceSize>(inspector_.y) * pitch_ + static_cast<VkDeviceSize>(inspector_.x) * 4, 0, 4};
+    vkCmdCopyBuffer(frame.cmd, filtered_buffer(), probe_[frame.slot].handle(), 1, &region);
+    buffer_barrier(frame.cmd, probe_[frame.slot].handle(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    probe_at_[frame.slot] = std::array<int, 2>{inspector_.x, inspector_.y};
 }
 
 void Viewer::on_frame_done(std::uint32_t slot) {
     if (app_) {
         for (const auto& t : app_->timers().latest()) {
             // A filter that ran once keeps its last time in latest(): plot only measurements.
-            if (t.name.rfind("Filter", 0) == 0 && !filter_state_.run_every_frame) continue;
+            const bool stage_scope = t.name.rfind("Filter", 0) == 0 || t.name.rfind("Copy", 0) == 0 || t.name.rfind("Op chain", 0) == 0;
+            if (stage_scope && !filter_state_.run_every_frame) continue;
             auto& h = pass_history_[t.name];
             if (h.size() >= CudaStage::kHistory) h.erase(h.begin());
             h.push_back(static_cast<float>(t.ms));
@@ -704,7 +762,7 @@ void Viewer::on_render(const FrameInfo& frame) {
     v.gain = view_.gain;
     v.pixel_grid = view_.pixel_grid;
     frame.timers->begin(frame.cmd, frame.slot, "Display pass");
-    display_->record(frame.cmd, v);
+    display_->record(frame.cmd, v, cuda_ ? static_cast<std::uint32_t>(cuda_->latest_output()) : 0u);
     frame.timers->end(frame.cmd, frame.slot);
 }
 

@@ -28,6 +28,10 @@ struct ViewerSetup {
     FilterParams params;
     Border border = Border::Clamp;
     std::vector<PixelOp> ops;                   // --op chain (enabled when not empty)
+    StageKind stage = StageKind::Filter;        // --stage copy: the interop measurement
+    bool every_frame = false;                   // --every-frame: re-run the stage each frame on either path
+    std::optional<cuda::PixelMechanism> pixel_mechanism;  // --pixel-mechanism (CUDA path's op chain)
+    bool fuse = false;                          // --fuse: the op chain inside the stencil kernel
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
     std::string mechanism;                      // --mechanism: a CUDA mechanism or Vulkan variant name; empty = best
     std::string mechanism_a;                    // --mechanism-a: the A side's CUDA mechanism; empty = the original
@@ -51,7 +55,8 @@ public:
     void on_frame_done(std::uint32_t slot) override;
     void on_file_drop(const std::vector<std::string>& paths) override;
     VkSemaphore external_timeline() override;
-    bool on_external(std::uint32_t slot, std::uint64_t wait_value, std::uint64_t signal_value) override;
+    std::uint64_t on_external(std::uint32_t slot) override;
+    void on_after_render(const FrameInfo& frame) override;
 
     // Replaces the current image (waits for the frames in flight). Used by load/generate. False
     // (with the reason in the Image panel) when the device cannot hold it; the current image stays.
@@ -74,7 +79,10 @@ private:
     // Switching between the paths or the A side's buffer: waits for both APIs, rebinds the display.
     void apply_path_change();
     VkBuffer source_buffer() const { return cuda_ ? cuda_->source() : source_.handle(); }
-    VkBuffer filtered_buffer() const { return cuda_ ? cuda_->filtered() : filtered_.handle(); }
+    // The output frames show now: with CUDA, the one its last run wrote (runs alternate between two).
+    VkBuffer filtered_buffer() const { return cuda_ ? cuda_->filtered(cuda_->latest_output()) : filtered_.handle(); }
+    // Points the display's descriptor sets at the current buffers (after a wait for the device).
+    void bind_display();
     bool has_image() const { return source_buffer() != VK_NULL_HANDLE; }
 
     ViewerSetup setup_;

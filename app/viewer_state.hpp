@@ -2,6 +2,7 @@
 #pragma once
 
 #include "filter_spec.hpp"
+#include "pixel_api.hpp"
 #include "image/image_gen.hpp"
 #include "pixel_ops.hpp"
 #include "stencil_api.hpp"
@@ -26,6 +27,10 @@ struct ImageState {
     bool message_is_error = false;
 };
 
+// What the frame's processing stage does: the filter (and op chain), or, to measure what the
+// hand-off between the APIs costs, a plain device-to-device copy of the image on either path.
+enum class StageKind { Filter, Copy };
+
 struct FilterState {
     FilterParams params;
     Border border = Border::Clamp;
@@ -36,8 +41,14 @@ struct FilterState {
     cuda::Policy policy;
     bool cuda_usable = false;      // interop on and the CUDA stage created
     std::string cuda_reason;       // why not, when !cuda_usable
+    StageKind stage = StageKind::Filter;
     bool ops_enabled = false;
     std::vector<PixelOp> ops;
+    // CUDA path: how the op chain moves its pixels, and whether it runs inside the stencil kernel.
+    cuda::PixelMechanism pixel_mechanism = cuda::PixelMechanism::Vector;
+    cuda::PixelPolicy pixel_policy;
+    bool fuse = false;
+    bool histogram = true;         // CUDA path: the CUB histogram of the output, each frame
     bool run_every_frame = false;  // re-run each frame so the Stats panel shows live timings
     std::string status;            // why the last run was refused, or empty
     int runs = 0;                  // how many times the filter stage ran

@@ -1,12 +1,15 @@
 // Sidebar panels. Ranges shown here are the ones tl::validate accepts (cuda/filter_spec.hpp).
 #include "ui/panels.hpp"
 
+#include "pixel_api.hpp"
 #include "stencil_api.hpp"
 #include "ui/theme.hpp"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 
 namespace tl::ui {
@@ -205,29 +208,82 @@ void filter_panel(FilterState& s, PanelActions& actions) {
         changed = true;
     }
 
+    if (s.ops_enabled && !s.ops.empty())
+        ImGui::TextDisabled("then %zu per-pixel op(s): see Processing", s.ops.size());
     ImGui::Spacing();
+    ImGui::Checkbox("Re-run every frame", &s.run_every_frame);
+    help_marker("Normally the filter runs once per change. Re-running it every frame keeps the GPU timings in the Stats panel live.");
+    if (!s.status.empty()) wrapped_colored(Colors::warn, s.status);
+    if (changed) actions.filter_changed = true;
+}
+
+namespace {
+
+// Three overlaid channel curves on a square-root scale (so the tails stay visible next to a peak).
+void draw_histogram(const cuda::ChannelHistograms& h) {
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float height = ImGui::GetFontSize() * 5.0f;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), IM_COL32(22, 23, 28, 255), 3.0f);
+    std::uint32_t peak = 1;
+    for (const auto& channel : h)
+        for (std::uint32_t c : channel) peak = std::max(peak, c);
+    const ImU32 colours[3] = {IM_COL32(235, 90, 80, 200), IM_COL32(100, 210, 110, 200), IM_COL32(90, 150, 235, 200)};
+    const float top = std::sqrt(static_cast<float>(peak));
+    for (std::size_t ch = 0; ch < 3; ++ch) {
+        std::array<ImVec2, 256> points{};
+        for (std::size_t i = 0; i < 256; ++i) {
+            const float x = p0.x + width * (static_cast<float>(i) + 0.5f) / 256.0f;
+            const float y = p0.y + height - (height - 2.0f) * std::sqrt(static_cast<float>(h[ch][i])) / top;
+            points[i] = ImVec2(x, y);
+        }
+        dl->AddPolyline(points.data(), 256, colours[ch], 0, 1.5f);
+    }
+    ImGui::Dummy(ImVec2(width, height));
+}
+
+} // namespace
+
+void processing_panel(FilterState& s, const ProcessingInput& in, PanelActions& actions) {
+    bool changed = false;
     changed |= ImGui::Checkbox("Per-pixel op chain", &s.ops_enabled);
-    help_marker("Runs after the stencil filter in one pass over the filtered image; alpha passes through.");
+    help_marker("Runs after the stencil filter in one pass over the filtered image, ops in order; alpha passes through. "
+                "RGBA8 is quantized once, at the end of the chain.");
     if (s.ops_enabled) {
-        int remove = -1;
+        int remove = -1, up = -1, down = -1;
         for (std::size_t i = 0; i < s.ops.size(); ++i) {
             ImGui::PushID(static_cast<int>(i));
             ImGui::Separator();
             std::string op_label(to_string(s.ops[i].kind));
             for (const auto& info : pixel_op_infos())
                 if (info.kind == s.ops[i].kind) op_label = std::string(info.label);
+            ImGui::AlignTextToFramePadding();
             ImGui::Text("%zu. %s", i + 1, op_label.c_str());
-            ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 1.2f);
-            if (ImGui::SmallButton("x")) remove = static_cast<int>(i);
+            const float button = ImGui::GetFrameHeight();
+            const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+            ImGui::SameLine(ImGui::GetContentRegionAvail().x - 3.0f * button - 2.0f * spacing);
+            ImGui::BeginDisabled(i == 0);
+            if (ImGui::ArrowButton("##up", ImGuiDir_Up)) up = static_cast<int>(i);
+            ImGui::EndDisabled();
+            ImGui::SameLine(0.0f, spacing);
+            ImGui::BeginDisabled(i + 1 == s.ops.size());
+            if (ImGui::ArrowButton("##down", ImGuiDir_Down)) down = static_cast<int>(i);
+            ImGui::EndDisabled();
+            ImGui::SameLine(0.0f, spacing);
+            if (ImGui::Button("x", ImVec2(button, button))) remove = static_cast<int>(i);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove this op");
             changed |= pixel_op_editor(s.ops[i]);
             ImGui::PopID();
         }
-        if (remove >= 0) {
-            s.ops.erase(s.ops.begin() + remove);
-            changed = true;
-        }
+        if (up > 0) std::swap(s.ops[static_cast<std::size_t>(up)], s.ops[static_cast<std::size_t>(up - 1)]);
+        if (down >= 0) std::swap(s.ops[static_cast<std::size_t>(down)], s.ops[static_cast<std::size_t>(down + 1)]);
+        if (remove >= 0) s.ops.erase(s.ops.begin() + remove);
+        changed |= up > 0 || down >= 0 || remove >= 0;
+        const bool full = static_cast<int>(s.ops.size()) >= cuda::kMaxPixelOps;
+        ImGui::BeginDisabled(full);
         ImGui::SetNextItemWidth(-1.0f);
-        if (ImGui::BeginCombo("##addop", "+ add an op")) {
+        if (ImGui::BeginCombo("##addop", full ? "the chain is full" : "+ add an op")) {
             for (const auto& info : pixel_op_infos()) {
                 if (info.kind == PixelOpKind::Lut) continue;  // tables come from files, not from sliders
                 if (ImGui::Selectable(std::string(info.label).c_str())) {
@@ -238,11 +294,82 @@ void filter_panel(FilterState& s, PanelActions& actions) {
             }
             ImGui::EndCombo();
         }
+        ImGui::EndDisabled();
+        if (full) ImGui::TextDisabled("at most %d ops in one pass", cuda::kMaxPixelOps);
+        if (in.histogram && in.histogram->has_value()) {
+            if (ImGui::Button("+ auto-levels from the histogram")) {
+                s.ops.push_back(cuda::auto_levels(**in.histogram));
+                changed = true;
+            }
+            help_marker("Adds a Levels op whose black and white points are the 0.5 % and 99.5 % percentiles of the "
+                        "pooled R+G+B histogram below (of the current output).");
+        }
     }
-    ImGui::Spacing();
-    ImGui::Checkbox("Re-run every frame", &s.run_every_frame);
-    help_marker("Normally the filter runs once per change. Re-running it every frame keeps the GPU timings in the Stats panel live.");
-    if (!s.status.empty()) wrapped_colored(Colors::warn, s.status);
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("How the chain moves its pixels");
+    if (!in.cuda_path) {
+        wrapped_colored(Colors::muted, s.cuda_usable
+                            ? "The Vulkan compute path is selected (Mechanism panel): the chain runs in the op-chain compute "
+                              "shader. Select a CUDA mechanism there to choose how the CUDA chain moves its pixels."
+                            : "This path runs the chain in the Vulkan op-chain compute shader. The CUDA mechanisms below "
+                              "cannot run here: " + (s.cuda_reason.empty() ? std::string("CUDA unavailable") : s.cuda_reason));
+    }
+    const bool fused = in.cuda_path && s.fuse;
+    for (const auto& m : cuda::pixel_mechanism_infos()) {
+        const cuda::Result can = s.cuda_usable ? cuda::can_run_pixel(m.mechanism, s.pixel_policy, PixelFormat::RGBA8)
+                                               : cuda::Result::fail(s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
+        ImGui::PushID(static_cast<int>(m.mechanism));
+        ImGui::BeginDisabled(!can.ok || !in.cuda_path || fused);
+        if (ImGui::RadioButton(std::string(m.label).c_str(), s.pixel_mechanism == m.mechanism)) {
+            s.pixel_mechanism = m.mechanism;
+            changed = true;
+        }
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+            if (!can.ok) wrapped_colored(Colors::warn, can.reason);
+            else if (fused) wrapped_colored(Colors::warn, "Fused: the chain runs inside the stencil kernel instead.");
+            ImGui::TextUnformatted(std::string(m.explanation).c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        ImGui::SameLine(ImGui::GetFontSize() * 9.0f);
+        ImGui::TextDisabled("%s  CC %d.%d", m.instruction.empty() ? "-" : std::string(m.instruction).c_str(), m.min_cc_major,
+                            m.min_cc_minor);
+        ImGui::PopID();
+    }
+    const bool staged = s.pixel_mechanism == cuda::PixelMechanism::Ldgsts || s.pixel_mechanism == cuda::PixelMechanism::Bulk;
+    ImGui::BeginDisabled(!in.cuda_path || fused || !staged);
+    label("Stages");
+    changed |= ImGui::SliderInt("##pstages", &s.pixel_policy.stages, 1, 4, "%d in flight", ImGuiSliderFlags_AlwaysClamp);
+    if (s.pixel_mechanism == cuda::PixelMechanism::Bulk) changed |= ImGui::Checkbox("Bulk store (shared -> global)", &s.pixel_policy.bulk_store);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) && !staged)
+        ImGui::SetTooltip("Stages are the ring depth of ldgsts and bulk: batches each CTA has in flight.");
+
+    ImGui::BeginDisabled(!in.cuda_path || !s.ops_enabled || s.ops.empty());
+    changed |= ImGui::Checkbox("Fuse into the stencil pass", &s.fuse);
+    ImGui::EndDisabled();
+    help_marker("The chain runs in the stencil kernel's epilogue, on each output pixel before it is stored: one read "
+                "and one write of the image instead of two of each. Same result as the two passes (the A side of the "
+                "split view still runs them separately when it shows a CUDA mechanism, so the diff view compares them).");
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Histogram of the output (R, G, B)");
+    if (!in.cuda_path) {
+        wrapped_colored(Colors::muted, "Not shown on this path: the histogram is computed by CUB on the CUDA stream "
+                                       "(cub::DeviceHistogram), and this frame's output is made by Vulkan compute.");
+    } else {
+        if (ImGui::Checkbox("Compute each frame", &s.histogram)) changed = true;
+        if (!s.histogram) ImGui::TextDisabled("off");
+        else if (in.histogram && in.histogram->has_value()) draw_histogram(**in.histogram);
+        else ImGui::TextDisabled("waiting for the first completed run");
+    }
+    if (!s.status.empty() && (s.status.find("op chain") != std::string::npos || s.status.find("Fused") != std::string::npos ||
+                              s.status.find("histogram") != std::string::npos))
+        wrapped_colored(Colors::warn, s.status);
     if (changed) actions.filter_changed = true;
 }
 
@@ -326,11 +453,15 @@ void stats_panel(const StatsInput& in) {
             }
         }
     }
+    if (in.frame_gpu_ms > 0.0) {
+        ImGui::Text("Frame (GPU span)      %7.3f ms", in.frame_gpu_ms);
+        if (in.external_wait_ms >= 0.0) ImGui::Text("  waiting for CUDA    %7.3f ms", in.external_wait_ms);
+    }
     if (in.cuda) {
         for (const auto& t : *in.cuda) {
             if (t.history.empty()) continue;
-            std::string name = t.name.substr(0, 20);
-            name.resize(20, ' ');
+            std::string name = t.name.substr(0, 21);
+            name.resize(21, ' ');
             ImGui::Text("%s %7.3f ms  p95 %.3f", name.c_str(), static_cast<double>(t.median_ms), static_cast<double>(t.p95_ms));
             ImGui::Text("%20s %7.1f GB/s %3.0f%% of copy", "", t.gbps, t.pct_of_copy);
             const float peak = *std::max_element(t.history.begin(), t.history.end());
@@ -344,6 +475,9 @@ void stats_panel(const StatsInput& in) {
         wrapped_colored(Colors::muted, "CUDA times: cudaEvents around each stage, read a frame or more later with "
                                        "cudaEventQuery; median and p95 over the last 120 runs. GB/s counts one read and "
                                        "one write of the image.");
+    if (in.frame_gpu_ms > 0.0)
+        wrapped_colored(Colors::muted, "GPU span: the frame's first to last timestamp on the Vulkan queue; with CUDA it "
+                                       "includes the CUDA stage and both hand-offs (the wait).");
     wrapped_colored(Colors::muted, "GPU times come from timestamp queries read 1-2 frames later without waiting. "
                                    "The filter has run " + std::to_string(in.filter_runs) + " time(s).");
     ImGui::Spacing();

@@ -1,4 +1,4 @@
-// The sidebar panels: Image, Filter, View, Stats, Mechanism. Each edits state and reports actions.
+// The sidebar panels: Image, Filter, Processing, View, Stats, Mechanism, Interop. Each edits state and reports actions.
 #pragma once
 
 #include "cuda_stage.hpp"
@@ -6,6 +6,7 @@
 #include "vk/gpu_timers.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct StatsInput {
     const std::map<std::string, std::vector<float>>* pass_history = nullptr;  // Vulkan pass times per name, ms
     const std::vector<CudaStageTiming>* cuda = nullptr;  // CUDA stages, when the CUDA stage exists
     double copy_gbps = 0.0;
+    double frame_gpu_ms = 0.0;       // the latest frame's span on the Vulkan queue (0: not measured)
+    double external_wait_ms = -1.0;  // of which waiting for CUDA (-1: no wait that frame)
 };
 
 struct InteropInput {
@@ -37,8 +40,16 @@ struct InteropInput {
     bool validation = false;
 };
 
+struct ProcessingInput {
+    bool cuda_path = false;  // a CUDA mechanism runs the frame (else the Vulkan compute path)
+    const std::optional<cuda::ChannelHistograms>* histogram = nullptr;  // the CUDA stage's latest, when it exists
+};
+
 void image_panel(ImageState& s, PanelActions& actions);
 void filter_panel(FilterState& s, PanelActions& actions);
+// The per-pixel op chain (add, remove, reorder, parameters), how the CUDA chain moves its pixels
+// (greyed with the reason where it cannot run), its stages, fusion into the stencil, the histogram.
+void processing_panel(FilterState& s, const ProcessingInput& in, PanelActions& actions);
 void view_panel(ViewState& s);
 void stats_panel(const StatsInput& in);
 // CUDA mechanisms (greyed with the reason when they cannot run) and the Vulkan compute variants.

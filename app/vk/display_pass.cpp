@@ -56,17 +56,18 @@ DisplayPass::DisplayPass(const Context& ctx, VkRenderPass render_pass) : ctx_(ct
     pl.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(dev, &pl, nullptr, &layout_));
 
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * kSets};
     VkDescriptorPoolCreateInfo dp{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dp.maxSets = 1;
+    dp.maxSets = kSets;
     dp.poolSizeCount = 1;
     dp.pPoolSizes = &size;
     VK_CHECK(vkCreateDescriptorPool(dev, &dp, nullptr, &pool_));
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = pool_;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &set_layout_;
-    VK_CHECK(vkAllocateDescriptorSets(dev, &ai, &set_));
+    const std::array<VkDescriptorSetLayout, kSets> layouts{set_layout_, set_layout_};
+    ai.descriptorSetCount = kSets;
+    ai.pSetLayouts = layouts.data();
+    VK_CHECK(vkAllocateDescriptorSets(dev, &ai, sets_.data()));
 
     const VkShaderModule vert = make_module(dev, display_vert_spv, sizeof(display_vert_spv));
     const VkShaderModule frag = make_module(dev, display_frag_spv, sizeof(display_frag_spv));
@@ -131,11 +132,16 @@ DisplayPass::~DisplayPass() {
 }
 
 void DisplayPass::set_images(VkBuffer source, VkBuffer filtered, int width, int height, VkDeviceSize pitch_bytes) {
+    for (std::uint32_t set = 0; set < kSets; ++set) set_images(set, source, filtered, width, height, pitch_bytes);
+}
+
+void DisplayPass::set_images(std::uint32_t set, VkBuffer source, VkBuffer filtered, int width, int height,
+                             VkDeviceSize pitch_bytes) {
     std::array<VkDescriptorBufferInfo, 2> infos{{{source, 0, VK_WHOLE_SIZE}, {filtered, 0, VK_WHOLE_SIZE}}};
     std::array<VkWriteDescriptorSet, 2> writes{};
     for (std::uint32_t i = 0; i < 2; ++i) {
         writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = set_;
+        writes[i].dstSet = sets_[set % kSets];
         writes[i].dstBinding = i;
         writes[i].descriptorCount = 1;
         writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -147,14 +153,14 @@ void DisplayPass::set_images(VkBuffer source, VkBuffer filtered, int width, int 
     pitch_px_ = static_cast<std::uint32_t>(pitch_bytes / 4);
 }
 
-void DisplayPass::record(VkCommandBuffer cmd, const DisplayView& view) const {
+void DisplayPass::record(VkCommandBuffer cmd, const DisplayView& view, std::uint32_t set) const {
     if (width_ == 0 || view.rect.extent.width == 0 || view.rect.extent.height == 0) return;
     VkViewport viewport{static_cast<float>(view.rect.offset.x), static_cast<float>(view.rect.offset.y),
                         static_cast<float>(view.rect.extent.width), static_cast<float>(view.rect.extent.height), 0.0f, 1.0f};
     vkCmdSetViewport(cmd, 0, 1, &viewport);
     vkCmdSetScissor(cmd, 0, 1, &view.rect);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &set_, 0, nullptr);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &sets_[set % kSets], 0, nullptr);
     DisplayPush push;
     push.origin[0] = static_cast<float>(view.rect.offset.x);
     push.origin[1] = static_cast<float>(view.rect.offset.y);

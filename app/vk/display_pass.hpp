@@ -46,12 +46,17 @@ public:
     DisplayPass(const DisplayPass&) = delete;
     DisplayPass& operator=(const DisplayPass&) = delete;
 
-    // Points the pass at the two RGBA8 buffers. The caller guarantees no frame using the previous
+    // Descriptor sets, one per output buffer a producer alternates between (record() picks one).
+    static constexpr std::uint32_t kSets = 2;
+
+    // Points every set at the two RGBA8 buffers. The caller guarantees no frame using the previous
     // buffers is still in flight (image changes are rare: the app waits for the device first).
     void set_images(VkBuffer source, VkBuffer filtered, int width, int height, VkDeviceSize pitch_bytes);
+    // Points one set at its pair of buffers (same size and pitch for every set); same guarantee.
+    void set_images(std::uint32_t set, VkBuffer source, VkBuffer filtered, int width, int height, VkDeviceSize pitch_bytes);
 
-    // Records the draw; the render pass must be active. Draws nothing before set_images().
-    void record(VkCommandBuffer cmd, const DisplayView& view) const;
+    // Records the draw from the given set; the render pass must be active. Draws nothing before set_images().
+    void record(VkCommandBuffer cmd, const DisplayView& view, std::uint32_t set = 0) const;
 
 private:
     const Context& ctx_;
@@ -59,7 +64,7 @@ private:
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
     VkPipeline pipeline_ = VK_NULL_HANDLE;
     VkDescriptorPool pool_ = VK_NULL_HANDLE;
-    VkDescriptorSet set_ = VK_NULL_HANDLE;
+    std::array<VkDescriptorSet, kSets> sets_{};
     int width_ = 0, height_ = 0;
     std::uint32_t pitch_px_ = 0;
 };

@@ -18,7 +18,7 @@ GpuTimers::GpuTimers(const Context& ctx, std::uint32_t frames_in_flight) : ctx_(
     for (auto& s : slots_) {
         VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         ci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        ci.queryCount = 2 * kMaxScopes;
+        ci.queryCount = kQueries;
         VK_CHECK(vkCreateQueryPool(ctx.device(), &ci, nullptr, &s.pool));
     }
 }
@@ -30,7 +30,9 @@ GpuTimers::~GpuTimers() {
 
 void GpuTimers::collect(std::uint32_t slot) {
     Slot& s = slots_[slot];
-    if (!supported() || s.names.empty()) return;
+    if (!supported()) return;
+    collect_frame(slot);
+    if (s.names.empty()) return;
     const auto n = static_cast<std::uint32_t>(s.names.size());
     // Value + availability per query: no WAIT flag, so this never stalls the frame loop.
     std::array<std::uint64_t, 4 * kMaxScopes> data{};
@@ -49,13 +51,52 @@ void GpuTimers::collect(std::uint32_t slot) {
     }
 }
 
+void GpuTimers::collect_frame(std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!s.frame_begun || !s.frame_ended) return;
+    std::array<std::uint64_t, 6> data{};  // begin, wait mark, end: value + availability each
+    const VkResult r = vkGetQueryPoolResults(ctx_.device(), s.pool, kFrameBegin, 3, sizeof(data), data.data(),
+                                             2 * sizeof(std::uint64_t),
+                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    if (r != VK_SUCCESS && r != VK_NOT_READY) VK_CHECK(r);
+    s.frame_begun = s.frame_ended = false;  // read once
+    if (!data[1] || !data[5]) return;
+    const double to_ms = period_ns_ * 1e-6;
+    FrameSpan f;
+    f.span_ms = static_cast<double>(data[4] - data[0]) * to_ms;
+    if (s.waited && data[3]) f.wait_ms = static_cast<double>(data[2] - data[0]) * to_ms;
+    f.end_ms = static_cast<double>(data[4]) * to_ms;
+    if (spans_.size() >= kSpanHistory) spans_.erase(spans_.begin());
+    spans_.push_back(f);
+}
+
 void GpuTimers::begin_frame(VkCommandBuffer cmd, std::uint32_t slot) {
     Slot& s = slots_[slot];
     s.names.clear();
     s.open = false;
     s.timed = false;
     s.labelled = false;
-    if (supported()) vkCmdResetQueryPool(cmd, s.pool, 0, 2 * kMaxScopes);
+    s.frame_begun = s.waited = s.frame_ended = false;
+    if (!supported()) return;
+    vkCmdResetQueryPool(cmd, s.pool, 0, kQueries);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.pool, kFrameBegin);
+    s.frame_begun = true;
+}
+
+void GpuTimers::mark_after_external_wait(VkCommandBuffer cmd, std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!supported() || !s.frame_begun) return;
+    // The submit waits with ALL_COMMANDS as its stage mask, so this write (at the transfer stage)
+    // is inside the wait's scope and cannot be written before the outside work has signalled.
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.pool, kFrameWait);
+    s.waited = true;
+}
+
+void GpuTimers::end_frame(VkCommandBuffer cmd, std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!supported() || !s.frame_begun) return;
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s.pool, kFrameEnd);
+    s.frame_ended = true;
 }
 
 void GpuTimers::begin(VkCommandBuffer cmd, std::uint32_t slot, const std::string& name) {

@@ -1,14 +1,18 @@
 // The frame loop's two submits around work outside Vulkan, on lavapipe with validation on: when an
-// element hands App a timeline, on_prepare's commands are submitted first and signal 2N+1,
-// on_external runs in between, and the submit with the display pass waits for 2N+2. Here the
-// "outside work" is the host (it waits for 2N+1, checks what on_prepare wrote, signals 2N+2).
+// element hands App a timeline, on_prepare's commands are submitted first, on_external runs next
+// and returns the value the render submit must wait for, and the render submit (display pass,
+// then on_after_render) waits for it. Nothing Vulkan signals, so the outside work never waits for
+// Vulkan. Here the "outside work" is a host thread: it signals frame N's value 20 ms after
+// on_external returned, first checking that frame N's render part has not run (it waits for it).
 #include "app.hpp"
 #include "vk/context.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -16,11 +20,11 @@ namespace {
 struct HostExternal : tl::Element {
     const tl::vk::Context* ctx = nullptr;
     VkSemaphore timeline = VK_NULL_HANDLE;
-    tl::vk::Buffer marker;  // on_prepare writes the frame's number here
+    tl::vk::Buffer rendered;  // on_after_render writes the frame's number here
     std::uint32_t frame = 0;
-    bool hand_off = true;   // false: on_external enqueues nothing (the display must not wait)
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> values;
-    std::vector<std::uint32_t> seen;  // marker values read after waiting for 2N+1
+    bool hand_off = true;     // false: on_external returns 0 (the render part must not wait)
+    std::thread worker;       // the "outside work" of the latest frame
+    std::vector<std::uint32_t> rendered_before_signal;  // `rendered` just before signalling frame N's value
 
     void on_attach(tl::App& app) override {
         ctx = &app.context();
@@ -29,44 +33,53 @@ struct HostExternal : tl::Element {
         VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         ci.pNext = &type;
         VK_CHECK(vkCreateSemaphore(ctx->device(), &ci, nullptr, &timeline));
-        marker = tl::vk::Buffer(*ctx, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        rendered = tl::vk::Buffer(*ctx, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        std::memset(rendered.mapped(), 0, 4);
     }
     void on_detach() override {
-        marker = tl::vk::Buffer();
+        if (worker.joinable()) worker.join();
+        rendered = tl::vk::Buffer();
         if (timeline) vkDestroySemaphore(ctx->device(), timeline, nullptr);
         timeline = VK_NULL_HANDLE;
     }
     VkSemaphore external_timeline() override { return timeline; }
-    void on_prepare(const tl::FrameInfo& f) override {
-        ++frame;
-        vkCmdFillBuffer(f.cmd, marker.handle(), 0, 4, frame);
+    void on_prepare(const tl::FrameInfo&) override { ++frame; }
+    void signal(std::uint64_t value) {
+        VkSemaphoreSignalInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+        si.semaphore = timeline;
+        si.value = value;
+        VK_CHECK(vkSignalSemaphore(ctx->device(), &si));
+    }
+    std::uint64_t on_external(std::uint32_t) override {
+        if (!hand_off) return 0;
+        if (worker.joinable()) worker.join();
+        const std::uint32_t n = frame;
+        worker = std::thread([this, n] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            std::uint32_t r = 0;
+            std::memcpy(&r, rendered.mapped(), 4);
+            rendered_before_signal.push_back(r);  // read by the test thread only after the last join
+            signal(n);
+        });
+        return n;
+    }
+    void on_after_render(const tl::FrameInfo& f) override {
+        vkCmdFillBuffer(f.cmd, rendered.handle(), 0, 4, frame);
         VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
         b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
         vkCmdPipelineBarrier(f.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
     }
-    bool on_external(std::uint32_t, std::uint64_t wait_value, std::uint64_t signal_value) override {
-        values.emplace_back(wait_value, signal_value);
-        if (!hand_off) return false;
-        VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-        wi.semaphoreCount = 1;
-        wi.pSemaphores = &timeline;
-        wi.pValues = &wait_value;
-        if (vkWaitSemaphores(ctx->device(), &wi, 5'000'000'000ull) != VK_SUCCESS) return false;
-        std::uint32_t m = 0;
-        std::memcpy(&m, marker.mapped(), 4);
-        seen.push_back(m);
-        VkSemaphoreSignalInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-        si.semaphore = timeline;
-        si.value = signal_value;
-        VK_CHECK(vkSignalSemaphore(ctx->device(), &si));
-        return true;
-    }
     std::uint64_t value() const {
         std::uint64_t v = 0;
         vkGetSemaphoreCounterValue(ctx->device(), timeline, &v);
         return v;
+    }
+    std::uint32_t last_rendered() const {
+        std::uint32_t r = 0;
+        std::memcpy(&r, rendered.mapped(), 4);
+        return r;
     }
 };
 
@@ -88,21 +101,30 @@ struct FrameLoopFixture : ::testing::Test {
 
 } // namespace
 
-TEST_F(FrameLoopFixture, ExternalWorkSitsBetweenPrepareAndDisplay) {
+TEST_F(FrameLoopFixture, RenderPartWaitsForTheValueOnExternalReturns) {
     auto element = std::make_shared<HostExternal>();
     {
         tl::App app(ctx, options(), nullptr);
         app.add(element);
         ASSERT_EQ(app.run(), 0);
-        ASSERT_EQ(element->values.size(), 6u);
-        ASSERT_EQ(element->seen.size(), 6u) << "on_external timed out waiting for the prepare submit's 2N+1";
-        for (std::size_t i = 0; i < element->values.size(); ++i) {
-            EXPECT_EQ(element->values[i].first, 2 * i + 1);   // prepare done
-            EXPECT_EQ(element->values[i].second, 2 * i + 2);  // external done
-            // The external step saw this frame's prepare commands finished, not an older frame's.
-            EXPECT_EQ(element->seen[i], i + 1);
+        if (element->worker.joinable()) element->worker.join();
+        ASSERT_EQ(element->rendered_before_signal.size(), 6u);
+        for (std::size_t i = 0; i < element->rendered_before_signal.size(); ++i) {
+            // Frame i + 1's render part waits for value i + 1: just before it is signalled, at
+            // most frame i has rendered.
+            EXPECT_LE(element->rendered_before_signal[i], static_cast<std::uint32_t>(i)) << "frame " << i + 1;
         }
-        EXPECT_EQ(element->value(), 12u);
+        EXPECT_EQ(element->value(), 6u);
+        EXPECT_EQ(element->last_rendered(), 6u);
+        // Every frame's span was measured, and in the CUDA-like split the wait is part of it.
+        if (app.timers().supported()) {
+            ASSERT_FALSE(app.timers().frame_spans().empty());
+            for (const auto& f : app.timers().frame_spans()) {
+                EXPECT_GT(f.span_ms, 0.0);
+                EXPECT_GE(f.wait_ms, 0.0);
+                EXPECT_LE(f.wait_ms, f.span_ms);
+            }
+        }
     }
     EXPECT_EQ(ctx.validation_messages(), 0u);
 }
@@ -113,9 +135,12 @@ TEST_F(FrameLoopFixture, NoHandOffMeansNoWait) {
     {
         tl::App app(ctx, options(), nullptr);
         app.add(element);
-        ASSERT_EQ(app.run(), 0);  // would hang if the display submit waited for 2N+2
-        ASSERT_EQ(element->values.size(), 6u);
-        EXPECT_EQ(element->value(), 11u);  // only the prepare submits signalled
+        ASSERT_EQ(app.run(), 0);  // would hang if the render part waited for a value nobody signals
+        EXPECT_EQ(element->value(), 0u);
+        EXPECT_EQ(element->last_rendered(), 6u);
+        if (app.timers().supported()) {
+            for (const auto& f : app.timers().frame_spans()) EXPECT_LT(f.wait_ms, 0.0);  // no wait was marked
+        }
     }
     EXPECT_EQ(ctx.validation_messages(), 0u);
 }

@@ -52,4 +52,20 @@ python3 "$here/png_check.py" "$out/diff.png" nonblank
 # changes a zone plate's fine rings a lot.
 python3 "$here/png_check.py" "$out/diff.png" has-color 255 230 120 40 420 0 980 720
 grep -q "Vulkan validation: 0 messages" "$log2" || { cat "$log2" >&2; fail "validation messages in the diff run"; }
+
+# 3. The interop measurement's stage: a plain copy every frame, with an op chain that the copy
+# stage must ignore. The diff view stays black (the copy is the original); the run prints its
+# steady-state summary (frame rate, frame GPU time) from the frames it drew.
+log4="$out/headless_copy.log"
+if ! "$bin" --headless --frames 40 --size 1280x720 --generate zone-plate --gen-size 640x480 --stage copy --op invert \
+        --view diff --gain 64 --screenshot "$out/copy.png" --validate >"$log4" 2>&1; then
+    cat "$log4" >&2
+    fail "tilelab --headless --stage copy exited non-zero"
+fi
+cat "$log4"
+grep -q "Steady state over [0-9]* frames: [0-9.]* frames/s" "$log4" || fail "--stage copy printed no steady-state summary"
+grep -q "Frame GPU time" "$log4" || fail "--stage copy printed no frame GPU time line"
+grep -q "Copy (vkCmdCopyBuffer)" "$log4" || fail "the Vulkan-only copy stage was not timed"
+python3 "$here/png_check.py" "$out/copy.png" lacks-color 255 230 120 40 420 80 900 700
+grep -q "Vulkan validation: 0 messages" "$log4" || fail "validation messages in the copy run"
 echo "PASS"
