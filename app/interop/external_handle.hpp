@@ -7,7 +7,10 @@
 // handle types, vkGetMemoryWin32HandleKHR / vkGetSemaphoreWin32HandleKHR, cudaExternalMemory-
 // HandleTypeOpaqueWin32 / cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32, CloseHandle.
 // All it has had is a g++ -fsyntax-only pass on Linux with _WIN32 defined, against the real
-// vulkan_win32.h and cuda_runtime.h and a stand-in <windows.h> (HANDLE, CloseHandle).
+// vulkan_win32.h and cuda_runtime.h and a stand-in <windows.h> in DIR (typedefs for HANDLE,
+// DWORD, LPCWSTR, BOOL, HINSTANCE, HWND, HMONITOR, SECURITY_ATTRIBUTES; CloseHandle):
+//   g++ -std=c++20 -fsyntax-only -D_WIN32 -D__stdcall= '-D__declspec(x)=' -DTILELAB_HAVE_CUDA=1
+//       -IDIR -Icuda -Iapp -isystem /usr/local/cuda/include app/interop/<file>.cpp
 #pragma once
 
 #include "vk/context.hpp"
