@@ -454,7 +454,7 @@ void App::print_steady_state(const std::vector<float>& cpu_ms) const {
     const std::vector<float> waits(fence_wait_ms_.begin() + static_cast<std::ptrdiff_t>(waits_skip), fence_wait_ms_.end());
     const auto& spans = timers_->frame_spans();
     // Frames whose timestamps were read; the same warm-up share left out.
-    const std::size_t span_skip = std::min(spans.size(), std::max<std::size_t>(10, spans.size() / 4));
+    const std::size_t span_skip = spans.empty() ? 0 : std::min(spans.size() - 1, std::max<std::size_t>(10, spans.size() / 4));
     std::vector<double> span, wait, period;
     for (std::size_t i = span_skip; i < spans.size(); ++i) {
         span.push_back(spans[i].span_ms);

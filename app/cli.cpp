@@ -145,6 +145,9 @@ CommandLine::CommandLine(CLI::App& cli) {
         ->check(CLI::IsMember(pixel_mechanisms))
         ->group("Filter");
     cli.add_flag("--fuse", fuse_, "CUDA path: run the op chain inside the stencil kernel (one pass over the image)")->group("Filter");
+    cli.add_flag("--time-ops", time_ops_,
+                 "CUDA path: also run each op of the chain alone (into a scratch image) so the Stats panel times each op")
+        ->group("Filter");
     cli.add_option("--stage", stage_,
                    "What the processing stage does each frame: the filter (and op chain), or 'copy': a plain "
                    "device-to-device copy of the image (cudaMemcpyAsync on the CUDA path, vkCmdCopyBuffer on the "
@@ -240,6 +243,7 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
     v.every_frame = every_frame_;
     if (!pixel_mechanism_.empty()) v.pixel_mechanism = cuda::parse_pixel_mechanism(pixel_mechanism_);
     v.fuse = fuse_;
+    v.time_ops = time_ops_;
     v.mechanism = mechanism_;
     v.mechanism_a = mechanism_a_;
     if (auto variant = vk::parse_compute_variant(mechanism_)) v.variant = *variant;

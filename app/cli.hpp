@@ -45,6 +45,7 @@ private:
     bool every_frame_ = false;
     std::string pixel_mechanism_;
     bool fuse_ = false;
+    bool time_ops_ = false;
     std::string variant_;
     std::string mechanism_;
     std::string mechanism_a_;

@@ -61,6 +61,8 @@ namespace {
 
 constexpr int kRing = 4;  // frames whose events may be outstanding
 enum StageIndex { kStageB = 0, kStageA, kStageOps, kStageFused, kStageCopy, kStageHistogram, kStages };
+// Timing slots: the stages, then one per op of the chain when each op is also timed alone.
+constexpr int kSlots = kStages + cuda::kMaxPixelOps;
 const char* const kStageNames[kStages] = {"CUDA filter (B)", "CUDA filter (A)", "CUDA op chain", "CUDA fused filter+ops",
                                           "CUDA copy (memcpy)", "CUDA histogram (CUB)"};
 
@@ -91,15 +93,17 @@ struct CudaStage::Impl {
     int width = 0, height = 0;
     VkDeviceSize pitch = 0;
     struct Record {
-        std::array<cudaEvent_t, kStages * 2> events{};
-        std::array<bool, kStages> used{};
+        std::array<cudaEvent_t, kSlots * 2> events{};
+        std::array<bool, kSlots> used{};
         bool pending = false;
         double bytes = 0;
     };
     std::array<Record, kRing> ring{};
     std::uint64_t next = 0;
-    std::vector<CudaStageTiming> timings;
+    std::vector<CudaStageTiming> timings;  // kSlots entries; those never run have no history
     double copy_gbps = 0;
+    void* scratch = nullptr;               // where each op alone writes (never shown); cudaMalloc'd on first use
+    std::size_t scratch_bytes = 0;
     cuda::Histogram hist;
     cudaEvent_t hist_done = nullptr;  // recorded after the latest histogram computation
     bool hist_pending = false;
@@ -111,6 +115,7 @@ struct CudaStage::Impl {
             for (auto e : r.events)
                 if (e) cudaEventDestroy(e);
         if (hist_done) cudaEventDestroy(hist_done);
+        if (scratch) cudaFree(scratch);
         hist = cuda::Histogram();
         // Shared buffers and the timeline release their CUDA side first (their destructors).
         second = {};
@@ -166,7 +171,7 @@ std::unique_ptr<CudaStage> CudaStage::create(const vk::Context& ctx, std::string
         cudaGetLastError();
         return nullptr;
     }
-    for (int i = 0; i < kStages; ++i) m.timings.push_back({kStageNames[i], {}, 0, 0, 0, 0, 0});
+    for (int i = 0; i < kSlots; ++i) m.timings.push_back({i < kStages ? kStageNames[i] : "", {}, 0, 0, 0, 0, 0});
     m.measure_copy_bandwidth();
     std::fprintf(stderr, "CUDA device-to-device copy bandwidth (4K RGBA8): %.1f GB/s\n", m.copy_gbps);
     return s;
@@ -297,6 +302,36 @@ std::uint64_t CudaStage::enqueue(const Job& job, std::string& status) {
             });
         }
     }
+    if (job.time_ops && !job.copy_only && !job.ops.empty()) {
+        // Each op alone, from B's output into a scratch image nobody shows: what each op costs
+        // with this mechanism (extra passes, after the frame's own work).
+        const std::size_t bytes = static_cast<std::size_t>(m.pitch) * m.height;
+        if (m.scratch_bytes < bytes) {
+            if (m.scratch) cudaFree(m.scratch);
+            m.scratch = nullptr;
+            m.scratch_bytes = 0;
+            if (const cudaError_t e = cudaMalloc(&m.scratch, bytes); e == cudaSuccess) m.scratch_bytes = bytes;
+            else note("per-op timing off: " + cuda_error("cudaMalloc", e));
+        }
+        if (m.scratch) {
+            const cuda::DeviceImage scratch{m.scratch, static_cast<std::size_t>(m.pitch), m.width, m.height, PixelFormat::RGBA8};
+            for (std::size_t i = 0; i < job.ops.size() && i < static_cast<std::size_t>(cuda::kMaxPixelOps); ++i) {
+                const int slot = kStages + static_cast<int>(i);
+                std::string label(to_string(job.ops[i].kind));
+                for (const auto& info : pixel_op_infos())
+                    if (info.kind == job.ops[i].kind) label = std::string(info.label);
+                const std::string name = "op " + std::to_string(i + 1) + " " + label;
+                CudaStageTiming& t = m.timings[static_cast<std::size_t>(slot)];
+                if (t.name != name) t = CudaStageTiming{name, {}, 0, 0, 0, 0, 0};  // another op now: a new history
+                run_stage(slot, "tilelab: CUDA one op", [&] {
+                    const PixelOp* op = &job.ops[i];
+                    const cuda::Result r = cuda::launch_pixel_ops(std::span<const PixelOp>(op, 1), job.pixel_mechanism,
+                                                                  job.pixel_policy, dst, scratch, m.stream);
+                    if (!r) note("op " + std::to_string(i + 1) + " alone not run: " + r.reason);
+                });
+            }
+        }
+    }
     if (job.histogram) {
         run_stage(kStageHistogram, "tilelab: CUDA histogram", [&] {
             const cuda::Result r = m.hist.compute(dst, m.stream);
@@ -322,11 +357,11 @@ void CudaStage::collect_timings() {
     for (auto& rec : m.ring) {
         if (!rec.pending) continue;
         bool all_done = true;
-        for (int s = 0; s < kStages; ++s)
+        for (int s = 0; s < kSlots; ++s)
             if (rec.used[s] && cudaEventQuery(rec.events[s * 2 + 1]) != cudaSuccess) all_done = false;
         cudaGetLastError();  // cudaErrorNotReady is not an error to keep
         if (!all_done) continue;
-        for (int s = 0; s < kStages; ++s) {
+        for (int s = 0; s < kSlots; ++s) {
             if (!rec.used[s]) continue;
             float ms = 0;
             if (cudaEventElapsedTime(&ms, rec.events[s * 2], rec.events[s * 2 + 1]) != cudaSuccess) {
@@ -338,7 +373,8 @@ void CudaStage::collect_timings() {
             t.history.push_back(ms);
             t.last_ms = ms;
             summarise(t);
-            t.gbps = t.median_ms > 0 ? rec.bytes / (static_cast<double>(t.median_ms) * 1e6) : 0.0;
+            const double bytes = s == kStageHistogram ? rec.bytes / 2.0 : rec.bytes;  // the histogram only reads
+            t.gbps = t.median_ms > 0 ? bytes / (static_cast<double>(t.median_ms) * 1e6) : 0.0;
             t.pct_of_copy = m.copy_gbps > 0 ? 100.0 * t.gbps / m.copy_gbps : 0.0;
         }
         rec.pending = false;

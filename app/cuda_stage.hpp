@@ -84,6 +84,7 @@ public:
         bool fuse = false;        // B: the op chain inside the stencil kernel (cuda::launch_fused)
         bool histogram = false;   // CUB histogram of B's output, read a frame or more later
         bool copy_only = false;   // the interop measurement: B = a device-to-device copy of the source
+        bool time_ops = false;    // also run each op alone (into a scratch image) to time it
     };
     // Enqueues on the stage's stream: the filter (and op chain, histogram) into the output the
     // previous run did not write, then a signal of the next timeline value. The stream does not

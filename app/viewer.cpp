@@ -72,6 +72,7 @@ Viewer::Viewer(ViewerSetup setup) : setup_(std::move(setup)) {
     filter_state_.run_every_frame = setup_.every_frame || setup_.stage == StageKind::Copy;
     if (setup_.pixel_mechanism) filter_state_.pixel_mechanism = *setup_.pixel_mechanism;
     filter_state_.fuse = setup_.fuse;
+    filter_state_.time_ops = setup_.time_ops;
     view_.mode = setup_.view;
     view_.gain = setup_.gain;
     view_.split = setup_.split;
@@ -211,6 +212,7 @@ std::uint64_t Viewer::on_external(std::uint32_t) {
     job.pixel_policy = filter_state_.pixel_policy;
     job.fuse = filter_state_.fuse;
     job.histogram = filter_state_.histogram;
+    job.time_ops = filter_state_.time_ops;
     job.copy_only = filter_state_.stage == StageKind::Copy;
     std::string status;
     std::string why = job.copy_only ? std::string() : validate(job.params);
@@ -560,7 +562,8 @@ void Viewer::viewport_window() {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float pad = ImGui::GetFontSize() * 0.8f;
     const ImU32 amber = IM_COL32(246, 183, 63, 255), blue = IM_COL32(90, 150, 235, 255), red = IM_COL32(235, 90, 80, 255);
-    const std::string filtered_label = filter_summary(filter_state_);
+    const std::string filtered_label =
+        filter_state_.stage == StageKind::Copy ? "plain copy (interop measurement)" : filter_summary(filter_state_);
     const std::string path_label =
         cuda_path() ? "CUDA " + std::string(cuda::mechanism_infos()[static_cast<std::size_t>(filter_state_.mechanism)].name) + "  "
                     : std::string(vk::to_string(filter_state_.variant)) + "  ";
@@ -639,7 +642,7 @@ void Viewer::record_filter_stage(const FrameInfo& frame) {
     const VkCommandBuffer cmd = frame.cmd;
     const auto fmt = PixelFormat::RGBA8;
     const bool copy_only = filter_state_.stage == StageKind::Copy;
-    const std::string scope = copy_only ? "Copy (vkCmdCopyBuffer)" : "Filter " + std::string(vk::to_string(filter_state_.variant));
+    const std::string scope = copy_only ? "Copy (Vulkan)" : "Filter " + std::string(vk::to_string(filter_state_.variant));
     frame.timers->begin(cmd, frame.slot, scope);
     // Earlier frames' display pass and probe copies read `filtered_`: let them finish first.
     buffer_barrier(cmd, filtered_buffer(), VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,

@@ -49,6 +49,7 @@ struct FilterState {
     cuda::PixelPolicy pixel_policy;
     bool fuse = false;
     bool histogram = true;         // CUDA path: the CUB histogram of the output, each frame
+    bool time_ops = false;         // CUDA path: each op also run alone, to time it (extra passes)
     bool run_every_frame = false;  // re-run each frame so the Stats panel shows live timings
     std::string status;            // why the last run was refused, or empty
     int runs = 0;                  // how many times the filter stage ran

@@ -210,6 +210,17 @@ void filter_panel(FilterState& s, PanelActions& actions) {
 
     if (s.ops_enabled && !s.ops.empty())
         ImGui::TextDisabled("then %zu per-pixel op(s): see Processing", s.ops.size());
+    label("Stage");
+    int stage = s.stage == StageKind::Copy ? 1 : 0;
+    if (ImGui::Combo("##stage", &stage, "filter (and op chain)\0plain copy (interop measurement)\0")) {
+        s.stage = stage == 1 ? StageKind::Copy : StageKind::Filter;
+        if (s.stage == StageKind::Copy) s.run_every_frame = true;
+        changed = true;
+    }
+    if (s.stage == StageKind::Copy)
+        wrapped_colored(Colors::warn, "Plain copy: each frame copies the image (cudaMemcpyAsync on the CUDA path, "
+                                      "vkCmdCopyBuffer on the Vulkan path) instead of filtering it, so the frame times "
+                                      "show what handing the image to CUDA and back costs. Filter and ops are not run.");
     ImGui::Spacing();
     ImGui::Checkbox("Re-run every frame", &s.run_every_frame);
     help_marker("Normally the filter runs once per change. Re-running it every frame keeps the GPU timings in the Stats panel live.");
@@ -316,29 +327,40 @@ void processing_panel(FilterState& s, const ProcessingInput& in, PanelActions& a
                               "cannot run here: " + (s.cuda_reason.empty() ? std::string("CUDA unavailable") : s.cuda_reason));
     }
     const bool fused = in.cuda_path && s.fuse;
-    for (const auto& m : cuda::pixel_mechanism_infos()) {
-        const cuda::Result can = s.cuda_usable ? cuda::can_run_pixel(m.mechanism, s.pixel_policy, PixelFormat::RGBA8)
-                                               : cuda::Result::fail(s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
-        ImGui::PushID(static_cast<int>(m.mechanism));
-        ImGui::BeginDisabled(!can.ok || !in.cuda_path || fused);
-        if (ImGui::RadioButton(std::string(m.label).c_str(), s.pixel_mechanism == m.mechanism)) {
-            s.pixel_mechanism = m.mechanism;
-            changed = true;
+    const ImGuiTableFlags table_flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
+    if (ImGui::BeginTable("pixel_mechanisms", 3, table_flags)) {
+        ImGui::TableSetupColumn("op chain", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+        ImGui::TableHeadersRow();
+        for (const auto& m : cuda::pixel_mechanism_infos()) {
+            const cuda::Result can = s.cuda_usable ? cuda::can_run_pixel(m.mechanism, s.pixel_policy, PixelFormat::RGBA8)
+                                                   : cuda::Result::fail(s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
+            ImGui::PushID(static_cast<int>(m.mechanism));
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::BeginDisabled(!can.ok || !in.cuda_path || fused);
+            if (ImGui::RadioButton(std::string(m.label).c_str(), s.pixel_mechanism == m.mechanism)) {
+                s.pixel_mechanism = m.mechanism;
+                changed = true;
+            }
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+                if (!can.ok) wrapped_colored(Colors::warn, can.reason);
+                else if (fused) wrapped_colored(Colors::warn, "Fused: the chain runs inside the stencil kernel instead.");
+                ImGui::TextUnformatted(std::string(m.explanation).c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%s", m.instruction.empty() ? "-" : std::string(m.instruction).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%d.%d", m.min_cc_major, m.min_cc_minor);
+            ImGui::PopID();
         }
-        ImGui::EndDisabled();
-        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-            if (!can.ok) wrapped_colored(Colors::warn, can.reason);
-            else if (fused) wrapped_colored(Colors::warn, "Fused: the chain runs inside the stencil kernel instead.");
-            ImGui::TextUnformatted(std::string(m.explanation).c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
-        }
-        ImGui::SameLine(ImGui::GetFontSize() * 9.0f);
-        ImGui::TextDisabled("%s  CC %d.%d", m.instruction.empty() ? "-" : std::string(m.instruction).c_str(), m.min_cc_major,
-                            m.min_cc_minor);
-        ImGui::PopID();
+        ImGui::EndTable();
     }
     const bool staged = s.pixel_mechanism == cuda::PixelMechanism::Ldgsts || s.pixel_mechanism == cuda::PixelMechanism::Bulk;
     ImGui::BeginDisabled(!in.cuda_path || fused || !staged);
@@ -355,6 +377,12 @@ void processing_panel(FilterState& s, const ProcessingInput& in, PanelActions& a
     help_marker("The chain runs in the stencil kernel's epilogue, on each output pixel before it is stored: one read "
                 "and one write of the image instead of two of each. Same result as the two passes (the A side of the "
                 "split view still runs them separately when it shows a CUDA mechanism, so the diff view compares them).");
+
+    ImGui::BeginDisabled(!in.cuda_path || !s.ops_enabled || s.ops.empty());
+    changed |= ImGui::Checkbox("Time each op alone (Stats)", &s.time_ops);
+    ImGui::EndDisabled();
+    help_marker("Also runs each op by itself over the output, into a scratch image that is never shown, and times it "
+                "with cudaEvents: the Stats panel lists 'op N' rows. These are extra passes: they add to the frame.");
 
     ImGui::Separator();
     ImGui::TextUnformatted("Histogram of the output (R, G, B)");

@@ -48,7 +48,9 @@ struct CudaStageFixture : ::testing::Test {
         ASSERT_TRUE(interop::select_cuda_device_by_uuid(ctx->device_uuid()));
     }
     void TearDown() override {
-        if (ctx) EXPECT_EQ(ctx->validation_messages(), 0u);
+        if (ctx) {
+            EXPECT_EQ(ctx->validation_messages(), 0u);
+        }
     }
     void wait_value(VkSemaphore sem, std::uint64_t value) const {
         VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
