@@ -6,6 +6,8 @@
 #include "check_core.hpp"
 #include "commands.hpp"
 #include "device_buffer.hpp"
+#include "pixel_api.hpp"
+#include "pixel_ops_flags.hpp"
 
 #include "stencil/copy_roofline.hpp"
 #include "stencil/npp_peer.hpp"
@@ -18,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -186,6 +189,82 @@ private:
 
 bool pipelined(cuda::Mechanism m) {
     return m == cuda::Mechanism::Ldgsts || m == cuda::Mechanism::Tma || m == cuda::Mechanism::TmaWs;
+}
+
+// Stencil + chain3 (pixel_chain_cases(): lut, brightness-contrast, gamma) per filter: once as two
+// launches (the filter with its fastest mechanism in `rows`, then the chain in place with the
+// vector mechanism: two passes over memory) and once fused per mechanism (launch_fused: one
+// pass). "x copy" is against one pass, so the two-pass row sits near 2x at best.
+void fused_rows(Timer& timer, const std::vector<FilterKind>& kinds, const std::vector<cuda::Mechanism>& mechs,
+                Border border, int sets, int iterations, cudaStream_t stream,
+                const std::function<cuda::DeviceImage(int)>& src_of,
+                const std::function<cuda::DeviceImage(int)>& dst_of, double image_bytes, double copy_us, std::vector<BenchRow>& rows) {
+    const PixelCase* chain3 = nullptr;
+    const auto chains = pixel_chain_cases();
+    for (const auto& c : chains)
+        if (c.label == "chain3") chain3 = &c;
+    if (!chain3) return;
+    std::printf("\nstencil + chain3 (%s): two launches (fastest stencil mechanism, then vector ops in place) vs "
+                "launch_fused (one kernel, one pass)\n",
+                "lut, brightness-contrast, gamma");
+    std::printf("%-22s %-18s %10s %9s %8s  %s\n", "filter + ops", "mechanism", "time us", "GB/s", "x copy", "note");
+    auto timed = [&](BenchRow r, const std::function<cuda::Result(int)>& fn) {
+        std::string why;
+        auto t = timer.median_us(sets, iterations, stream, [&](int i) {
+            auto res = fn(i);
+            return res ? std::string{} : res.reason;
+        }, why);
+        if (t) {
+            r.ok = true;
+            r.median_us = *t;
+            r.gbps = image_bytes / (*t * 1e3);
+            r.vs_copy = *t / copy_us;
+            std::printf("%-22s %-18s %10.1f %9.0f %8.2f\n", r.filter.c_str(), r.mechanism.c_str(), r.median_us, r.gbps,
+                        r.vs_copy);
+        } else {
+            r.reason = why;
+            std::printf("%-22s %-18s %10s %9s %8s  %s\n", r.filter.c_str(), r.mechanism.c_str(), "-", "-", "-",
+                        why.c_str());
+        }
+        std::fflush(stdout);
+        rows.push_back(r);
+    };
+    const cuda::Policy policy;
+    for (const auto& cs : check_cases(kinds)) {
+        const std::string label = cs.label + " + chain3";
+        const BenchRow* best = nullptr;
+        for (const auto& r : rows)
+            if (r.filter == cs.label && r.ok && (r.stages == 0 || r.stages == policy.stages) &&
+                cuda::parse_mechanism(r.mechanism) && (!best || r.median_us < best->median_us))
+                best = &r;
+        if (best) {
+            const cuda::Mechanism bm = *cuda::parse_mechanism(best->mechanism);
+            BenchRow r;
+            r.filter = label;
+            r.mechanism = best->mechanism + " + vector";
+            timed(r, [&](int i) {
+                auto res = cuda::launch(cs.params, border, bm, policy, src_of(i), dst_of(i), stream);
+                if (!res) return res;
+                return cuda::launch_pixel_ops(chain3->ops, cuda::PixelMechanism::Vector, {}, dst_of(i), dst_of(i),
+                                              stream);
+            });
+        }
+        for (cuda::Mechanism m : mechs) {
+            BenchRow r;
+            r.filter = label;
+            r.mechanism = std::string(cuda::mechanism_info(m).name) + " fused";
+            if (auto can = cuda::can_run(m, cs.params, PixelFormat::RGBA8, policy); !can) {
+                r.reason = can.reason;
+                std::printf("%-22s %-18s %10s %9s %8s  %s\n", r.filter.c_str(), r.mechanism.c_str(), "-", "-", "-",
+                            r.reason.c_str());
+                rows.push_back(r);
+                continue;
+            }
+            timed(r, [&](int i) {
+                return cuda::launch_fused(cs.params, border, m, policy, chain3->ops, src_of(i), dst_of(i), stream);
+            });
+        }
+    }
 }
 
 } // namespace
@@ -386,7 +465,10 @@ int run_bench(const BenchOptions& o) {
             if (r.filter == cs.label) print_row(r);
         std::fflush(stdout);
     }
-    if (o.pixel) run_pixel_bench(o, w, h, pitch, border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
+    if (o.pixel) {
+        run_pixel_bench(o, w, h, pitch, border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
+        fused_rows(timer, kinds, mechs, border, sets, o.iterations, stream, src_of, dst_of, image_bytes, *copy_us, rows);
+    }
 
     if (!o.json.empty()) {
         nlohmann::json j;

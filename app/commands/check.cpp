@@ -1,6 +1,7 @@
-// `tilelab check`: runs the correctness matrices (stencil filters, then per-pixel op chains and
-// the histogram) and prints one row per combination (PASS / FAIL / UNAVAILABLE with the reason
-// and the largest difference); non-zero exit on any mismatch or when no CUDA device can run it.
+// `tilelab check`: runs the correctness matrices (stencil filters, plain and fused with an op
+// chain, then per-pixel op chains and the histogram) and prints one row per combination (PASS /
+// FAIL / UNAVAILABLE with the reason and the largest difference); non-zero exit on any mismatch
+// or when no CUDA device can run it.
 #include "check_core.hpp"
 #include "commands.hpp"
 #include "pixel_check.hpp"
@@ -128,7 +129,9 @@ int run_check(const CheckOptions& o) {
     if (!o.pixel_only) {
         header("filter", "border");
         add(run_check_matrix(cfg, [&](const CheckRow& r) {
-            print(r.filter, std::string(cuda::mechanism_info(r.mechanism).name), std::string(to_string(r.border)),
+            // Fused rows: "sobel + grade" = sobel then the chain, in one kernel (launch_fused).
+            print(r.ops.empty() ? r.filter : r.filter + " + " + r.ops,
+                  std::string(cuda::mechanism_info(r.mechanism).name), std::string(to_string(r.border)),
                   r.width, r.height, std::string(to_string(r.format)), r.status, r.max_diff, r.detail);
         }));
     }

@@ -59,6 +59,26 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
     return picked;
 }
 
+FusedChain default_fused_chain() {
+    FusedChain c;
+    c.label = "grade";
+    PixelOp inv;
+    inv.kind = PixelOpKind::Invert;
+    PixelOp bc;
+    bc.kind = PixelOpKind::BrightnessContrast;
+    bc.a = 0.05f;
+    bc.b = 0.9f;
+    PixelOp sat;
+    sat.kind = PixelOpKind::Saturation;
+    sat.a = 0.8f;
+    PixelOp mix;
+    mix.kind = PixelOpKind::ColorMatrix;
+    // Each row's absolute sum is below 1 (gain <= 1 in every channel).
+    mix.matrix = {0.6f, 0.3f, 0.05f, 0.1f, 0.7f, 0.15f, -0.1f, 0.2f, 0.6f};
+    c.ops = {inv, bc, sat, mix};
+    return c;
+}
+
 CheckConfig default_check_config() {
     CheckConfig c;
     c.sizes = {{1, 1}, {17, 9}, {129, 65}, {4097, 3}, {3840, 2160}};
@@ -66,6 +86,7 @@ CheckConfig default_check_config() {
     for (const auto& m : cuda::mechanism_infos()) c.mechanisms.push_back(m.mechanism);
     c.borders = {Border::Clamp, Border::Zero, Border::Mirror};
     c.formats = {PixelFormat::RGBA8, PixelFormat::RGBA32F};
+    c.fused_chains = {default_fused_chain()};
     return c;
 }
 
@@ -155,9 +176,21 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                     Image ref(w, h, fmt);
                     reference_filter(cs.params, border, src.view(), ref.view());
                     const double tol = fmt == PixelFormat::RGBA8 ? 1.0 : float_tolerance(ref);
+                    // The fused chains' references: the filter's reference, then the chain.
+                    std::vector<Image> fused_refs;
+                    if (fmt == PixelFormat::RGBA8)
+                        for (const auto& chain : config.fused_chains) {
+                            fused_refs.emplace_back(w, h, fmt);
+                            reference_pixel_ops(chain.ops, ref.view(), fused_refs.back().view());
+                        }
                     for (cuda::Mechanism m : config.mechanisms) {
+                        // Row 0 is the plain stencil; rows 1.. run fused with each chain.
+                        for (std::size_t variant = 0; variant <= fused_refs.size(); ++variant) {
+                        const FusedChain* chain = variant ? &config.fused_chains[variant - 1] : nullptr;
+                        const Image& want = variant ? fused_refs[variant - 1] : ref;
                         CheckRow row;
                         row.filter = cs.label;
+                        row.ops = chain ? chain->label : std::string{};
                         row.mechanism = m;
                         row.border = border;
                         row.format = fmt;
@@ -170,8 +203,10 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                             continue;
                         }
                         cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream);
-                        auto res = cuda::launch(cs.params, border, m, config.policy, dsrc, ddst, stream);
-                        if (!res && res.reason.rfind("kernel ", 0) != 0) {
+                        auto res = chain ? cuda::launch_fused(cs.params, border, m, config.policy, chain->ops, dsrc,
+                                                              ddst, stream)
+                                         : cuda::launch(cs.params, border, m, config.policy, dsrc, ddst, stream);
+                        if (!res && res.reason.rfind("kernel ", 0) != 0 && res.reason.find("_kernel: ") == std::string::npos) {
                             // Refused before launching (a limit of this mechanism that can_run
                             // does not know, e.g. a TMA box too small for the radius): not a
                             // wrong result, but say that can_run promised otherwise.
@@ -194,7 +229,7 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                             continue;
                         }
                         const ConstImageView got(got_padded.data(), dst_pitch, w, h, fmt);
-                        const ImageDiff d = compare_images(got, ref.view(), tol);
+                        const ImageDiff d = compare_images(got, want.view(), tol);
                         row.max_diff = d.max_abs;
                         long long pad_hits = 0;
                         for (int y = 0; y < h; ++y)
@@ -209,6 +244,7 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                             row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
                         }
                         emit(row);
+                        }
                     }
                 }
             }

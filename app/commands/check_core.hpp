@@ -3,6 +3,7 @@
 #pragma once
 
 #include "filter_spec.hpp"
+#include "pixel_ops.hpp"
 #include "stencil_api.hpp"
 
 #include <functional>
@@ -22,25 +23,42 @@ struct CheckCase {
 // box r=1,4,16,32; gaussian 0.5,1.5,3,10; sobel; laplacian; sharpen; emboss; user 3x3, 5x5.
 std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds = {});
 
+// A per-pixel op chain for the fused rows (launch_fused: the stencil, then the chain, in one kernel).
+struct FusedChain {
+    std::string label;
+    std::vector<PixelOp> ops;
+};
+
 struct CheckConfig {
     std::vector<std::pair<int, int>> sizes;  // width, height
     std::vector<CheckCase> cases;
     std::vector<cuda::Mechanism> mechanisms;
     std::vector<Border> borders;
     std::vector<PixelFormat> formats;
+    // RGBA8 only: every (case, mechanism, border, size) also runs fused with each of these chains
+    // and is compared with the CPU reference of the filter followed by the chain.
+    std::vector<FusedChain> fused_chains;
     // RGBA32F rows only for sizes up to this many pixels (the 4K float reference is slow on CPU).
     long long float_max_pixels = 1'000'000;
     cuda::Policy policy;
 };
 
+// The chain of the default fused rows: invert, brightness-contrast, saturation and a colour matrix,
+// each changing a value by at most as much as its input changed (gain <= 1), so the stencil's own
+// 1 LSB tolerance against the CPU reference still holds after the chain. (A LUT or a threshold
+// would turn that 1 LSB into any difference; tests/gpu/test_fused.cpp checks such chains against
+// the two-pass GPU path bit for bit instead.)
+FusedChain default_fused_chain();
+
 // The default matrix (sizes 1x1, 17x9, 129x65, 4097x3, 3840x2160; every case, mechanism, border;
-// rgba8 everywhere and rgba32f for the smaller sizes).
+// rgba8 everywhere and rgba32f for the smaller sizes; rgba8 fused with default_fused_chain()).
 CheckConfig default_check_config();
 
 enum class CheckStatus { Pass, Fail, Unavailable };
 
 struct CheckRow {
     std::string filter;
+    std::string ops;  // the fused chain's label; empty for a plain stencil row
     cuda::Mechanism mechanism;
     Border border;
     PixelFormat format;

@@ -50,7 +50,7 @@ struct ClusterGeom {
 template <class Filter, class Pixel>
 __global__ void __launch_bounds__(kThreads) stencil_cluster_kernel(const __grid_constant__ CUtensorMap own_map,
                                                                    const __grid_constant__ CUtensorMap halo_map,
-                                                                   const Filter filter, const ClusterGeom cgeom) {
+                                                                   const __grid_constant__ Filter filter, const ClusterGeom cgeom) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using Storage = typename Pixel::Storage;
     const TileGeom& g = cgeom.g;
@@ -129,7 +129,7 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     const TmaElementLayout layout = tma_element_layout(a.src.format);
     const int px_bytes = layout.element_bytes * layout.elements_per_pixel;
     const int px_per_128 = 128 / px_bytes;
-    const bool separable = IsSeparable<Filter>::value;
+    const bool separable = IsSeparable<dev::base_filter_t<Filter>>::value;
     int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     const int halo_left = tma_halo_left(a.src.format, radius);
     // Rows padded to 128 bytes so the halo and own-row regions each start 128-byte aligned.
@@ -227,7 +227,11 @@ Result launch_cluster(const LaunchArgs& a) {
         using Pixel = decltype(pixel);
         // Box / user kernels of radius 1 as their compile-time-radius twins (register window path).
         return dev::with_filter(a.params, [&](auto filter) {
-            return dev::with_fixed_radius(filter, [&](auto f) { return run_cluster<decltype(f), Pixel>(a, f, dev); });
+            return dev::with_fixed_radius(filter, [&](auto f) {
+                return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
+                    return run_cluster<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
+                });
+            });
         });
     });
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "filter_spec.hpp"
+#include "pixel/pixel_kernels.cuh"  // apply_chain and OpsBlock: the fused epilogue
 #include "stencil_api.hpp"
 
 #include <cuda_runtime.h>
@@ -266,6 +267,72 @@ template <class Fn>
 decltype(auto) with_pixel(PixelFormat f, Fn&& fn) {
     if (f == PixelFormat::RGBA32F) return fn(PixelRGBA32F{});
     return fn(PixelRGBA8{});
+}
+
+// ---- the fused epilogue ----------------------------------------------------------------------
+// launch_fused() runs a filter F wrapped as Fused<F>: the same functor (it derives from F, so the
+// mechanisms' type dispatch sees F through base_filter_t) plus the per-pixel op chain, carried by
+// value in the kernel's parameter block (~4 KB; kernels take their filter as __grid_constant__ so
+// the chain is read in place, never copied per thread). Every mechanism turns a filter's float4
+// result into storage through finish<Pixel>(filter, value): Pixel::from_float for a plain filter;
+// for a fused one, the per-pixel pass of launch_pixel_ops on that stored byte value, so fused
+// output equals launch() then launch_pixel_ops() bit for bit:
+//   bytes = from_float(v)                   the stencil's own quantisation (what launch() stores)
+//   c     = byte * (1/255)                  the per-pixel kernels' unpacking
+//   c     = apply_chain(c)                  cuda/pixel/pixel_kernels.cuh, the same code
+//   out   = quantise(c), alpha byte kept    as tl::quantize_unorm8 and the per-pixel kernels
+// RGBA8 only: with_epilogue() never wraps an RGBA32F launch, which keeps the instantiations to
+// one fused kernel per (mechanism, filter type).
+template <class F>
+struct Fused : F {
+    pixel::OpsBlock ops;
+};
+
+template <class F> struct BaseFilter { using type = F; };
+template <class F> struct BaseFilter<Fused<F>> { using type = F; };
+// The filter a (possibly fused) functor computes: what type-based dispatch looks at.
+template <class F> using base_filter_t = typename BaseFilter<F>::type;
+template <class F> inline constexpr bool is_fused_v = !std::is_same_v<base_filter_t<F>, F>;
+
+// floor(clamp(v, 0, 1) * 255 + 0.5) with the multiply and the add rounded apart: the per-pixel
+// kernels' quantisation (tl::quantize_unorm8), not from_float's, which may fuse them.
+__device__ __forceinline__ std::uint32_t chain_quantize(float v) {
+    return static_cast<std::uint32_t>(__fadd_rn(__fmul_rn(__saturatef(v), 255.0f), 0.5f));
+}
+
+// The chain on one stored RGBA8 value. Not inlined: the mechanisms unroll their stores (up to 16
+// outputs per work item), and 16 inlined copies of the chain's switch (powf included) per kernel
+// cost registers and about 3x the compile time of the stencil files; one call per pixel does not.
+// `ops` points at the kernel's __grid_constant__ parameter, read in place.
+inline __device__ __noinline__ std::uint32_t chain_rgba8(std::uint32_t b, const pixel::OpsBlock& ops) {
+    constexpr float s = 1.0f / 255.0f;
+    float c[3] = {float(b & 0xffu) * s, float((b >> 8) & 0xffu) * s, float((b >> 16) & 0xffu) * s};
+    // LUTs are read from the parameter bank (the stencil kernels do not stage them in shared memory).
+    pixel::apply_chain(ops, ops.luts, c);
+    return chain_quantize(c[0]) | (chain_quantize(c[1]) << 8) | (chain_quantize(c[2]) << 16) | (b & 0xff000000u);
+}
+
+template <class Pixel, class Filter>
+__device__ __forceinline__ typename Pixel::Storage finish(const Filter& f, float4 v) {
+    if constexpr (is_fused_v<Filter>) {
+        static_assert(std::is_same_v<Pixel, PixelRGBA8>, "fused kernels are RGBA8 only");
+        return chain_rgba8(Pixel::from_float(v), f.ops);
+    } else {
+        return Pixel::from_float(v);
+    }
+}
+
+// Host: calls fn(f) for a plain launch, or fn(Fused<F>{f, *ops}) when the launch carries an op
+// chain; RGBA32F launches are never wrapped (launch_fused refuses them before).
+template <class Pixel, class Filter, class Fn>
+decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
+    if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {
+        if (ops != nullptr) {
+            Fused<Filter> fused{f, *ops};
+            return fn(fused);
+        }
+    }
+    return fn(f);
 }
 
 } // namespace tl::cuda::dev

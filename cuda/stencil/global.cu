@@ -10,7 +10,7 @@ namespace {
 using namespace tl::cuda::dev;
 
 template <class Filter, class Pixel>
-__global__ void __launch_bounds__(256) stencil_global_kernel(Filter f, const void* src, std::size_t src_pitch, void* dst,
+__global__ void __launch_bounds__(256) stencil_global_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
                                                              std::size_t dst_pitch, int w, int h, Border border) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(256) stencil_global_kernel(Filter f, const voi
     auto win = [&](int dx, int dy) {
         return Pixel::to_float(load_bordered<Pixel>(src, src_pitch, w, h, x + dx, y + dy, border));
     };
-    row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(f(win));
+    row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(f, f(win));
 }
 
 } // namespace
@@ -26,13 +26,15 @@ __global__ void __launch_bounds__(256) stencil_global_kernel(Filter f, const voi
 Result launch_global(const LaunchArgs& a) {
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) -> Result {
-            using Filter = decltype(filter);
+        return dev::with_filter(a.params, [&](auto filter0) -> Result {
+          return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
+            using Filter = std::decay_t<decltype(filter)>;
             const dim3 block(32, 8);
             const dim3 grid((a.src.width + 31) / 32, (a.src.height + 7) / 8);
             stencil_global_kernel<Filter, Pixel><<<grid, block, 0, a.stream>>>(
                 filter, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_global_kernel");
+          });
         });
     });
 }

@@ -1,6 +1,7 @@
 // The stencil host API in a CUDA build: device status, capability checks and the validated
 // launch that dispatches to one launcher per mechanism (kLaunchers).
 #include "mechanisms.hpp"
+#include "pixel/pixel_params.hpp"  // build_ops_block: the chain as the fused kernels read it
 
 #include <array>
 #include <memory>
@@ -133,8 +134,12 @@ Result can_run(Mechanism m, const FilterParams& params, PixelFormat format, cons
     return check_capability(m, params, format, policy);
 }
 
-Result launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy, const DeviceImage& src,
-              const DeviceImage& dst, void* stream) {
+namespace {
+
+// Everything launch() and launch_fused() check before any launch; the launch itself when `ops`
+// is set carries the op chain into the kernel's epilogue.
+Result validated_launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
+                        const DeviceImage& src, const DeviceImage& dst, void* stream, const pixel::OpsBlock* ops) {
     if (auto r = check_image("source", src, m); !r) return r;
     if (auto r = check_image("destination", dst, m); !r) return r;
     if (src.width != dst.width || src.height != dst.height || src.format != dst.format)
@@ -157,10 +162,30 @@ Result launch(const FilterParams& params, Border border, Mechanism m, const Poli
     (void)cudaGetLastError();  // an error left by someone else's call must not be blamed on this kernel
     for (const auto& row : detail::kLaunchers)
         if (row.m == m) {
-            const detail::LaunchArgs args{params, border, policy, src, dst, static_cast<cudaStream_t>(stream)};
+            const detail::LaunchArgs args{params, border, policy, src, dst, static_cast<cudaStream_t>(stream), ops};
             return row.fn(args);
         }
     return Result::fail("mechanism " + std::to_string(static_cast<int>(m)) + " is unknown");
+}
+
+} // namespace
+
+Result launch(const FilterParams& params, Border border, Mechanism m, const Policy& policy, const DeviceImage& src,
+              const DeviceImage& dst, void* stream) {
+    return validated_launch(params, border, m, policy, src, dst, stream, nullptr);
+}
+
+Result launch_fused(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
+                    std::span<const PixelOp> ops, const DeviceImage& src, const DeviceImage& dst, void* stream) {
+    // The kernels quantise to bytes before the chain, as the two-pass path stores them: there is
+    // no fused float path (it would need its own instantiations and matches no two-pass output).
+    if (src.format != PixelFormat::RGBA8 || dst.format != PixelFormat::RGBA8)
+        return Result::fail("fused stencil + ops runs on rgba8 images only; this is " +
+                            std::string(to_string(src.format)) + " (run launch() then launch_pixel_ops() instead)");
+    // On the heap: ~4 KB that the launcher copies into the kernel's parameter block.
+    auto block = std::make_unique<pixel::OpsBlock>();
+    if (auto r = pixel::build_ops_block(ops, *block); !r) return r;
+    return validated_launch(params, border, m, policy, src, dst, stream, block.get());
 }
 
 } // namespace tl::cuda

@@ -71,7 +71,7 @@ __device__ __forceinline__ void fix_up(typename Pixel::Storage* buf, const TileS
 
 // Shared memory: `stages` input buffers (th + 2r, stride) Storage, then the float4 strip.
 template <class Filter, class Pixel>
-__global__ void __launch_bounds__(256) stencil_ldgsts_kernel(Filter f, TileShape s, TileGrid g, int stages,
+__global__ void __launch_bounds__(256) stencil_ldgsts_kernel(const __grid_constant__ Filter f, TileShape s, TileGrid g, int stages,
                                                              const void* src, std::size_t src_pitch, void* dst,
                                                              std::size_t dst_pitch, int w, int h, Border border) {
     using Storage = typename Pixel::Storage;
@@ -107,12 +107,13 @@ Result launch_ldgsts(const LaunchArgs& a) {
         // Box and user kernels of radius 1 run as their compile-time-radius twins (the 3x3
         // register walk) instead of the separable strip / per-tap window.
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
-          return dev::with_fixed_radius(filter0, [&](auto filter) -> Result {
-            using Filter = decltype(filter);
+          return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
+           return dev::with_epilogue<Pixel>(filter1, a.ops, [&](const auto& filter) -> Result {
+            using Filter = std::decay_t<decltype(filter)>;
             const auto& prop = current_device_props();
             const int r = functor_radius(filter);
             std::size_t smem = 0;
-            TileShape s = plan_tile(r, sizeof(Storage), Separable<Filter>::value, a.policy.stages,
+            TileShape s = plan_tile(r, sizeof(Storage), Separable<base_filter_t<Filter>>::value, a.policy.stages,
                                     prop.sharedMemPerBlockOptin, PPC, &smem);
             if (s.tw == 0)
                 return Result::fail("ldgsts: " + std::to_string(a.policy.stages) +
@@ -132,6 +133,7 @@ Result launch_ldgsts(const LaunchArgs& a) {
             kernel<<<grid, dim3(32, 8), smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data, a.src.pitch,
                                                           a.dst.data, a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_ldgsts_kernel");
+           });
           });
         });
     });

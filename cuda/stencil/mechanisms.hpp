@@ -6,6 +6,10 @@
 
 #include <cuda_runtime.h>
 
+namespace tl::cuda::pixel {
+struct OpsBlock;
+} // namespace tl::cuda::pixel
+
 namespace tl::cuda::detail {
 
 struct LaunchArgs {
@@ -15,6 +19,9 @@ struct LaunchArgs {
     const DeviceImage& src;
     const DeviceImage& dst;
     cudaStream_t stream;
+    // launch_fused: the per-pixel chain each output goes through before it is stored (RGBA8 only);
+    // null for launch().
+    const pixel::OpsBlock* ops = nullptr;
 };
 
 using Launcher = Result (*)(const LaunchArgs&);

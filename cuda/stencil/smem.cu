@@ -11,7 +11,7 @@ using namespace tl::cuda::dev;
 
 // Shared memory: input tile (th + 2r, tw + 2r) Storage, then the float4 strip of separable filters.
 template <class Filter, class Pixel>
-__global__ void __launch_bounds__(256) stencil_smem_kernel(Filter f, TileShape s, const void* src, std::size_t src_pitch,
+__global__ void __launch_bounds__(256) stencil_smem_kernel(const __grid_constant__ Filter f, TileShape s, const void* src, std::size_t src_pitch,
                                                            void* dst, std::size_t dst_pitch, int w, int h, Border border) {
     using Storage = typename Pixel::Storage;
     extern __shared__ float4 smem_raw[];
@@ -33,12 +33,13 @@ __global__ void __launch_bounds__(256) stencil_smem_kernel(Filter f, TileShape s
 Result launch_smem(const LaunchArgs& a) {
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) -> Result {
-            using Filter = decltype(filter);
+        return dev::with_filter(a.params, [&](auto filter0) -> Result {
+          return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
+            using Filter = std::decay_t<decltype(filter)>;
             const auto& prop = current_device_props();
             std::size_t smem = 0;
             const TileShape s = plan_tile(functor_radius(filter), sizeof(typename Pixel::Storage),
-                                          Separable<Filter>::value, 1, prop.sharedMemPerBlockOptin, 1, &smem);
+                                          Separable<base_filter_t<Filter>>::value, 1, prop.sharedMemPerBlockOptin, 1, &smem);
             if (s.tw == 0) return Result::fail("smem: the tile for this radius does not fit in shared memory");
             auto kernel = stencil_smem_kernel<Filter, Pixel>;
             if (smem > 48 * 1024)
@@ -47,6 +48,7 @@ Result launch_smem(const LaunchArgs& a) {
             kernel<<<grid, dim3(32, 8), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
                                                           a.src.width, a.src.height, a.border);
             return launch_error("stencil_smem_kernel");
+          });
         });
     });
 }

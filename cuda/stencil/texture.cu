@@ -27,7 +27,7 @@ template <> struct TexElem<PixelRGBA32F> {
 // Unnormalised point sampling at pixel centres; with mirror the coordinate is folded first so
 // the hardware never has to address outside the array.
 template <class Filter, class Pixel>
-__global__ void __launch_bounds__(256) stencil_texture_kernel(Filter f, cudaTextureObject_t tex, void* dst,
+__global__ void __launch_bounds__(256) stencil_texture_kernel(const __grid_constant__ Filter f, cudaTextureObject_t tex, void* dst,
                                                               std::size_t dst_pitch, int w, int h, bool mirror) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(256) stencil_texture_kernel(Filter f, cudaText
         }
         return Pixel::to_float(E::to_storage(tex2D<typename E::Type>(tex, float(sx) + 0.5f, float(sy) + 0.5f)));
     };
-    row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(f(win));
+    row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(f, f(win));
 }
 
 // The CUDA array and its texture objects, re-created when size, format or device changes. One per
@@ -122,13 +122,15 @@ Result launch_texture(const LaunchArgs& a) {
     const bool mirror = a.border == Border::Mirror;
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter) -> Result {
-            using Filter = decltype(filter);
+        return dev::with_filter(a.params, [&](auto filter0) -> Result {
+          return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
+            using Filter = std::decay_t<decltype(filter)>;
             const dim3 block(32, 8);
             const dim3 grid((a.src.width + 31) / 32, (a.src.height + 7) / 8);
             stencil_texture_kernel<Filter, Pixel><<<grid, block, 0, a.stream>>>(filter, tex, a.dst.data, a.dst.pitch,
                                                                                 a.src.width, a.src.height, mirror);
             return launch_error("stencil_texture_kernel");
+          });
         });
     });
 }

@@ -43,6 +43,9 @@ __host__ __device__ inline int functor_radius(const BoxFilter& f) { return f.rad
 __host__ __device__ inline int functor_radius(const GaussianFilter& f) { return f.radius; }
 __host__ __device__ inline int functor_radius(const UserKernelFilter& f) { return f.radius; }
 template <class F> __host__ __device__ inline int functor_radius(const F&) { return F::radius; }
+template <class F> __host__ __device__ inline int functor_radius(const Fused<F>& f) {
+    return functor_radius(static_cast<const F&>(f));
+}
 
 // Byte offset of the strip behind `buffers` input tiles (16-byte aligned for float4).
 __host__ __device__ inline std::size_t strip_offset(const TileShape& s, int buffers, std::size_t storage_bytes) {
@@ -57,9 +60,10 @@ inline std::size_t strip_bytes(const TileShape& s) {
 
 // 3x3 stencils: each thread walks down a column of rows_per_thread outputs keeping a 3x3 window
 // of unpacked pixels in registers, so each step reads and unpacks one new row of 3 pixels
-// instead of all 9. (3, 3) float4 registers. op(window) -> float4, window(dx, dy).
-template <class Pixel, class Op>
-__device__ __forceinline__ void walk3x3(const Op& op, const typename Pixel::Storage* in, const TileShape& s, int x0,
+// instead of all 9. (3, 3) float4 registers. op(window) -> float4, window(dx, dy); `fin` is the
+// filter whose finish() stores the result (the op itself, or the functor an op lambda wraps).
+template <class Pixel, class Op, class Fin>
+__device__ __forceinline__ void walk3x3(const Op& op, const Fin& fin, const typename Pixel::Storage* in, const TileShape& s, int x0,
                                         int y0, void* dst, std::size_t dst_pitch, int w, int h) {
     using Storage = typename Pixel::Storage;
     const int rows_per_thread = (s.th + blockDim.y - 1) / blockDim.y;
@@ -81,7 +85,7 @@ __device__ __forceinline__ void walk3x3(const Op& op, const typename Pixel::Stor
             }
             if (y >= h) break;
             auto window = [&win](int dx, int dy) { return win[dy + 1][dx + 1]; };
-            row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(op(window));
+            row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(fin, op(window));
         }
     }
     __syncthreads();
@@ -113,8 +117,8 @@ __device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* c
     d[5] = Pixel::to_float(chunk[8]);
 }
 
-template <class Pixel, class Op>
-__device__ __forceinline__ void walk3x3_vec(const Op& op, const std::uint32_t* in, const TileShape& s, int x0, int y0,
+template <class Pixel, class Op, class Fin>
+__device__ __forceinline__ void walk3x3_vec(const Op& op, const Fin& fin, const std::uint32_t* in, const TileShape& s, int x0, int y0,
                                             void* dst, std::size_t dst_pitch, int w, int h) {
     constexpr int kRows = Walk3x3Vec::kRows;
     const int groups = s.tw / 4;
@@ -143,7 +147,7 @@ __device__ __forceinline__ void walk3x3_vec(const Op& op, const std::uint32_t* i
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
-                out[i] = Pixel::from_float(op(window));
+                out[i] = finish<Pixel>(fin, op(window));
             }
             auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly) + x;
             if (vec && x + 3 < w) {
@@ -160,16 +164,16 @@ __device__ __forceinline__ void walk3x3_vec(const Op& op, const std::uint32_t* i
 
 // Either 3x3 walk: the vector one where the layout allows it (RGBA8, aligned rows), else the
 // column walk.
-template <class Pixel, class Op>
-__device__ __forceinline__ void walk3x3_any(const Op& op, const typename Pixel::Storage* in, const TileShape& s, int x0,
+template <class Pixel, class Op, class Fin>
+__device__ __forceinline__ void walk3x3_any(const Op& op, const Fin& fin, const typename Pixel::Storage* in, const TileShape& s, int x0,
                                             int y0, void* dst, std::size_t dst_pitch, int w, int h) {
     if constexpr (sizeof(typename Pixel::Storage) == 4) {
         if (Walk3x3Vec::fits(s)) {
-            walk3x3_vec<Pixel>(op, reinterpret_cast<const std::uint32_t*>(in), s, x0, y0, dst, dst_pitch, w, h);
+            walk3x3_vec<Pixel>(op, fin, reinterpret_cast<const std::uint32_t*>(in), s, x0, y0, dst, dst_pitch, w, h);
             return;
         }
     }
-    walk3x3<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
+    walk3x3<Pixel>(op, fin, in, s, x0, y0, dst, dst_pitch, w, h);
 }
 
 // Writes output pixels (x0 + lx, y0 + ly) for the tile; every thread of the block takes part and
@@ -180,8 +184,9 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                                              const TileShape& s, int x0, int y0, void* dst, std::size_t dst_pitch,
                                              int w, int h) {
     using Storage = typename Pixel::Storage;
+    using Base = base_filter_t<Filter>;  // a fused functor computes as the filter it wraps
     const int r = s.r;
-    if constexpr (std::is_same_v<Filter, BoxFilter>) {
+    if constexpr (std::is_same_v<Base, BoxFilter>) {
         // Box: running sums in storage units (exact for RGBA8: integers below 2^24).
         // Vertical: each thread owns 8 rows of one input column of the strip: one (2r+1)-row
         // sum, then slides it (add the row entering, drop the row leaving). Horizontal: each
@@ -222,7 +227,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 Storage res[4];
                 for (int q = 0; q < 4; ++q) {
                     if (q > 0) sum = sum + row[q + 2 * r] - row[q - 1];
-                    res[q] = Pixel::from_float(with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
+                    res[q] = finish<Pixel>(f, with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
                 }
                 // Four RGBA8 pixels are one 16-byte store when they are all inside and aligned.
                 if constexpr (sizeof(Storage) == 4) {
@@ -236,7 +241,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             }
             __syncthreads();
         }
-    } else if constexpr (Separable<Filter>::value) {
+    } else if constexpr (Separable<Base>::value) {
         const int span = s.tw + 2 * r;
         // Tap weights staged in shared memory: indexing the kernel-parameter copy with a runtime
         // tap number would make the compiler copy the whole functor to local memory.
@@ -323,7 +328,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 Storage res[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    res[i] = Pixel::from_float(with_alpha(scale * acc[i], Pixel::to_float(centre[i]).w));
+                    res[i] = finish<Pixel>(f, with_alpha(scale * acc[i], Pixel::to_float(centre[i]).w));
                 auto* out = row_ptr<Pixel>(dst, dst_pitch, y) + x;
                 if constexpr (sizeof(Storage) == 4) {
                     if (vec && x + 3 < w) {
@@ -337,9 +342,9 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             }
             __syncthreads();
         }
-    } else if constexpr (Radius1<Filter>::value) {
-        walk3x3_any<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
-    } else if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
+    } else if constexpr (Radius1<Base>::value) {
+        walk3x3_any<Pixel>(f, f, in, s, x0, y0, dst, dst_pitch, w, h);
+    } else if constexpr (std::is_same_v<Base, UserKernelFilter>) {
         // The weights are indexed with compile-time constants (fully unrolled 3x3 or 5x5 loops),
         // so they stay in the constant bank instead of being copied to local memory.
         if (f.radius == 1) {
@@ -352,7 +357,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 return make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias),
                                    fmaf(f.scale, acc.z, f.bias), win(0, 0).w);
             };
-            walk3x3_any<Pixel>(op, in, s, x0, y0, dst, dst_pitch, w, h);
+            walk3x3_any<Pixel>(op, f, in, s, x0, y0, dst, dst_pitch, w, h);
         } else {
             for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
             for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
@@ -366,8 +371,8 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                     for (int dx = -2; dx <= 2; ++dx)
                         fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2], Pixel::to_float(centre[dy * s.stride + dx]));
                 const float a = Pixel::to_float(centre[0]).w;
-                row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(
-                    make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
+                row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(
+                    f, make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
             }
             __syncthreads();
         }
@@ -379,7 +384,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             const Storage* centre = in + (ly + r) * s.stride + s.ox + lx + r;
             const int stride = s.stride;
             auto win = [centre, stride](int dx, int dy) { return Pixel::to_float(centre[dy * stride + dx]); };
-            row_ptr<Pixel>(dst, dst_pitch, y)[x] = Pixel::from_float(f(win));
+            row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(f, f(win));
         }
         __syncthreads();
     }

@@ -29,19 +29,20 @@ using namespace dev_tma;
 // Emboss (98) and UserKernel3 (100) would fit 80 without spilling at (128, 6); not yet timed.
 template <class Filter, class Pixel>
 inline constexpr bool kTmaSobel8 =
-    std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> && std::is_same_v<Filter, tl::cuda::dev::SobelFilter>;
+    std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> &&
+    std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::SobelFilter>;
 template <class Filter, class Pixel>
 inline constexpr int kTmaMaxThreads = kTmaSobel8<Filter, Pixel> ? 128 : 256;
 template <class Filter, class Pixel>
 inline constexpr int kTmaMinBlocks =
     kTmaSobel8<Filter, Pixel> ? 5
-    : std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> && std::is_same_v<Filter, tl::cuda::dev::GaussianFilter> ? 3
+    : std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> && std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::GaussianFilter> ? 3
                                                                                                                   : 0;
 
 template <class Filter, class Pixel>
 __global__ void __launch_bounds__((kTmaMaxThreads<Filter, Pixel>), (kTmaMinBlocks<Filter, Pixel>))
     stencil_tma_kernel(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
-                       const Filter filter, const TileGeom g) {
+                       const __grid_constant__ Filter filter, const TileGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using Storage = typename Pixel::Storage;
     extern __shared__ unsigned char smem_raw[];
@@ -131,7 +132,7 @@ struct StaticRadius<F, std::enable_if_t<std::is_pointer_v<decltype(&F::radius)>>
 template <class Filter, class Pixel>
 Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
-    const bool separable = IsSeparable<Filter>::value;
+    const bool separable = IsSeparable<dev::base_filter_t<Filter>>::value;
     const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
         return Result::fail("tma: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
@@ -223,7 +224,11 @@ Result launch_tma(const LaunchArgs& a) {
         // Box and user kernels of radius 1 run as their compile-time-radius twins (register
         // window path) instead of the separable strip / per-tap window.
         return dev::with_filter(a.params, [&](auto filter) {
-            return dev::with_fixed_radius(filter, [&](auto f) { return run_tma<decltype(f), Pixel>(a, f, dev); });
+            return dev::with_fixed_radius(filter, [&](auto f) {
+                return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
+                    return run_tma<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
+                });
+            });
         });
     });
 }

@@ -326,7 +326,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
         const Storage* c = tile + (ly + g.radius) * g.box_stride + lx + g.halo_left;
         Storage out[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(SmemWindow<Pixel>{c + i, g.box_stride}));
+        for (int i = 0; i < 4; ++i) out[i] = tl::cuda::dev::finish<Pixel>(f, f(SmemWindow<Pixel>{c + i, g.box_stride}));
         if (staging) {
             Storage* s = staging + ly * g.tile_w + lx;
             if constexpr (sizeof(Storage) == 4) {
@@ -417,7 +417,7 @@ __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typena
             load_row<Pixel, KR>(ring[(step + 2 * KR) % (2 * KR + 1)], col + (step + 2 * KR) * g.box_stride);
             Storage out[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(RingWindow<Pixel, KR>{ring, step, i}));
+            for (int i = 0; i < 4; ++i) out[i] = tl::cuda::dev::finish<Pixel>(f, f(RingWindow<Pixel, KR>{ring, step, i}));
             if (staging) {
                 Storage* s = staging + ly * g.tile_w + lx;
                 if constexpr (sizeof(Storage) == 4) {
@@ -588,7 +588,7 @@ __device__ __forceinline__ void compute_tile_separable(const Filter& f, const ty
                 Storage out[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    out[i] = Pixel::from_float(make_float4(acc[h + i].x, acc[h + i].y, acc[h + i].z,
+                    out[i] = tl::cuda::dev::finish<Pixel>(f, make_float4(acc[h + i].x, acc[h + i].y, acc[h + i].z,
                                                            Pixel::to_float(centre[h + i]).w));
                 if (staging) {
                     Storage* s = staging + (sy + j) * g.tile_w + lx + h;
@@ -611,7 +611,7 @@ template <class Filter, class Pixel, class Sync>
 __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                             int x0, int y0, int tid, int nthreads,
                                             typename Pixel::Storage* staging, float4* vbuf, Sync sync) {
-    if constexpr (IsSeparable<Filter>::value)
+    if constexpr (IsSeparable<tl::cuda::dev::base_filter_t<Filter>>::value)
         compute_tile_separable<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging, vbuf, sync);
     else if constexpr (FixedRadius<Filter>)
         compute_tile_fixed<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);

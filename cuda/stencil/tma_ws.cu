@@ -20,7 +20,7 @@ constexpr int kThreads = 32 * (1 + kConsumerWarps);
 
 template <class Filter, class Pixel>
 __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_constant__ CUtensorMap src_map,
-                                                                  const Filter filter, const TileGeom g) {
+                                                                  const __grid_constant__ Filter filter, const TileGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using Storage = typename Pixel::Storage;
     extern __shared__ unsigned char smem_raw[];
@@ -91,7 +91,7 @@ namespace {
 template <class Filter, class Pixel>
 Result run_tma_ws(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
-    const bool separable = IsSeparable<Filter>::value;
+    const bool separable = IsSeparable<dev::base_filter_t<Filter>>::value;
     const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
         return Result::fail("tma_ws: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
@@ -120,7 +120,11 @@ Result launch_tma_ws(const LaunchArgs& a) {
         using Pixel = decltype(pixel);
         // Box / user kernels of radius 1 as their compile-time-radius twins (register window path).
         return dev::with_filter(a.params, [&](auto filter) {
-            return dev::with_fixed_radius(filter, [&](auto f) { return run_tma_ws<decltype(f), Pixel>(a, f, dev); });
+            return dev::with_fixed_radius(filter, [&](auto f) {
+                return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
+                    return run_tma_ws<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
+                });
+            });
         });
     });
 }

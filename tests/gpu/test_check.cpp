@@ -13,7 +13,7 @@ using tl::cmd::CheckStatus;
 
 std::string describe(const CheckRow& r) {
     std::ostringstream s;
-    s << r.filter << " / " << tl::cuda::mechanism_info(r.mechanism).name << " / " << tl::to_string(r.border) << " / "
+    s << r.filter << (r.ops.empty() ? "" : " + " + r.ops) << " / " << tl::cuda::mechanism_info(r.mechanism).name << " / " << tl::to_string(r.border) << " / "
       << r.width << "x" << r.height << " / " << tl::to_string(r.format) << ": max diff " << r.max_diff << ", "
       << r.detail;
     return s.str();

@@ -36,6 +36,27 @@ TEST(Sass, EachMechanismKernelContainsItsInstruction) {
     }
 }
 
+// launch_fused's kernels are the mechanisms' own templates over a Fused<Filter> functor (the op
+// chain in the epilogue): they exist for every mechanism and still move their bytes with the
+// mechanism's instruction (the check above counts them too; this one fails if they vanish).
+TEST(Sass, FusedKernelsExistAndContainTheirInstruction) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    for (const auto& m : tl::cuda::mechanism_infos()) {
+        const std::string tag = "stencil_" + std::string(m.name) + "_kernel";
+        int fused = 0, with_instruction = 0;
+        for (const auto& [name, text] : sass()) {
+            if (name.find(tag) == std::string::npos || name.find("Fused") == std::string::npos) continue;
+            ++fused;
+            if (!m.instruction.empty() && text.find(std::string(m.instruction)) != std::string::npos) ++with_instruction;
+        }
+        EXPECT_GT(fused, 0) << "no fused kernel named *" << tag << "*Fused* in the library";
+        if (!m.instruction.empty()) {
+            EXPECT_EQ(with_instruction, fused) << m.name << ": " << (fused - with_instruction) << " of " << fused
+                                               << " fused kernels lack " << m.instruction;
+        }
+    }
+}
+
 TEST(Sass, PlainLoadMechanismsUseNoAsyncCopies) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
     for (const char* plain : {"stencil_global_kernel", "stencil_smem_kernel", "stencil_texture_kernel"}) {
