@@ -148,6 +148,11 @@ CommandLine::CommandLine(CLI::App& cli) {
     cli.add_flag("--time-ops", time_ops_,
                  "CUDA path: also run each op of the chain alone (into a scratch image) so the Stats panel times each op")
         ->group("Filter");
+    cli.add_flag("--diag-host-sync", diag_host_sync_,
+                 "Diagnostic for the interop measurement: the host waits for each frame's CUDA stage "
+                 "(cudaStreamSynchronize) before submitting the display, so Vulkan never waits for a value CUDA has "
+                 "not reached yet. Not for normal use: it is a host wait in the frame loop")
+        ->group("Filter");
     cli.add_option("--stage", stage_,
                    "What the processing stage does each frame: the filter (and op chain), or 'copy': a plain "
                    "device-to-device copy of the image (cudaMemcpyAsync on the CUDA path, vkCmdCopyBuffer on the "
@@ -244,6 +249,7 @@ std::optional<LaunchOptions> CommandLine::resolve(std::string& error) const {
     if (!pixel_mechanism_.empty()) v.pixel_mechanism = cuda::parse_pixel_mechanism(pixel_mechanism_);
     v.fuse = fuse_;
     v.time_ops = time_ops_;
+    v.diag_host_sync = diag_host_sync_;
     v.mechanism = mechanism_;
     v.mechanism_a = mechanism_a_;
     if (auto variant = vk::parse_compute_variant(mechanism_)) v.variant = *variant;

@@ -46,6 +46,7 @@ private:
     std::string pixel_mechanism_;
     bool fuse_ = false;
     bool time_ops_ = false;
+    bool diag_host_sync_ = false;
     std::string variant_;
     std::string mechanism_;
     std::string mechanism_a_;

@@ -6,6 +6,7 @@
 #include "pixel_api.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 
@@ -108,6 +109,7 @@ struct CudaStage::Impl {
     cudaEvent_t hist_done = nullptr;  // recorded after the latest histogram computation
     bool hist_pending = false;
     std::optional<cuda::ChannelHistograms> hist_counts;
+    std::vector<float> enqueue_host_ms;  // host time of each enqueue(), oldest first
 
     ~Impl() {
         if (stream) cudaStreamSynchronize(stream);
@@ -221,6 +223,22 @@ void CudaStage::synchronize() const {
 }
 
 std::uint64_t CudaStage::enqueue(const Job& job, std::string& status) {
+    const auto host_start = std::chrono::steady_clock::now();
+    const std::uint64_t value = enqueue_work(job, status);
+    auto& h = impl_->enqueue_host_ms;
+    if (h.size() >= kHistory) h.erase(h.begin());
+    h.push_back(std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - host_start).count());
+    return value;
+}
+
+double CudaStage::enqueue_host_median_ms() const {
+    std::vector<float> v = impl_->enqueue_host_ms;
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return static_cast<double>(v[v.size() / 2]);
+}
+
+std::uint64_t CudaStage::enqueue_work(const Job& job, std::string& status) {
     Impl& m = *impl_;
     status.clear();
     if (!m.source) {
@@ -420,6 +438,11 @@ std::uint64_t CudaStage::enqueue(const Job&, std::string& status) {
     status = "built without CUDA";
     return 0;
 }
+std::uint64_t CudaStage::enqueue_work(const Job&, std::string& status) {
+    status = "built without CUDA";
+    return 0;
+}
+double CudaStage::enqueue_host_median_ms() const { return 0.0; }
 const std::optional<cuda::ChannelHistograms>& CudaStage::histogram() const { return impl_->hist_counts; }
 void CudaStage::collect_timings() {}
 const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }

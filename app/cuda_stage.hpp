@@ -102,10 +102,13 @@ public:
     const std::vector<CudaStageTiming>& timings() const;
     void reset_timings();  // forget the history (another mechanism, filter or policy was chosen)
     double copy_gbps() const;        // device-to-device cudaMemcpy2DAsync of a 4K image, at start-up
+    // Host time spent inside enqueue() (launch calls, no waits), median over the last kHistory runs.
+    double enqueue_host_median_ms() const;
     void synchronize() const;        // cudaStreamSynchronize (teardown and reallocation only)
 
 private:
     CudaStage();
+    std::uint64_t enqueue_work(const Job& job, std::string& status);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

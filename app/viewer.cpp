@@ -222,6 +222,8 @@ std::uint64_t Viewer::on_external(std::uint32_t) {
         job.mechanism = cuda::Mechanism::Global;
     }
     const std::uint64_t value = cuda_->enqueue(job, why);
+    // Diagnostic only: the render part is then submitted with its wait already satisfied.
+    if (setup_.diag_host_sync) cuda_->synchronize();
     if (status.empty()) status = why;
     if (!status.empty() && status != filter_state_.status) std::fprintf(stderr, "tilelab: %s\n", status.c_str());
     filter_state_.status = status;
@@ -235,6 +237,8 @@ void Viewer::on_detach() {
     if (app_) vkDeviceWaitIdle(app_->context().device());  // no throw on the way out
     if (cuda_) {
         cuda_->synchronize();
+        if (filter_state_.runs > 0 && cuda_->enqueue_host_median_ms() > 0.0)
+            std::fprintf(stderr, "CUDA stage enqueue (host, launch calls only): median %.3f ms\n", cuda_->enqueue_host_median_ms());
         for (const auto& t : cuda_->timings())
             if (!t.history.empty())
                 std::fprintf(stderr, "%s: median %.3f ms, p95 %.3f ms, %.1f GB/s (%.0f%% of the device copy) over %zu frames\n",

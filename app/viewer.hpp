@@ -33,6 +33,7 @@ struct ViewerSetup {
     std::optional<cuda::PixelMechanism> pixel_mechanism;  // --pixel-mechanism (CUDA path's op chain)
     bool fuse = false;                          // --fuse: the op chain inside the stencil kernel
     bool time_ops = false;                      // --time-ops: each op also timed alone (CUDA path)
+    bool diag_host_sync = false;                // --diag-host-sync: host waits for the CUDA stage (a measurement aid)
     vk::ComputeVariant variant = vk::ComputeVariant::Tiled;
     std::string mechanism;                      // --mechanism: a CUDA mechanism or Vulkan variant name; empty = best
     std::string mechanism_a;                    // --mechanism-a: the A side's CUDA mechanism; empty = the original

@@ -231,22 +231,26 @@ void filter_panel(FilterState& s, PanelActions& actions) {
 namespace {
 
 // Three overlaid channel curves on a square-root scale (so the tails stay visible next to a peak).
+// The picture is of counts read back from the GPU (cub::DeviceHistogram), not recomputed here.
 void draw_histogram(const cuda::ChannelHistograms& h) {
     const float width = ImGui::GetContentRegionAvail().x;
     const float height = ImGui::GetFontSize() * 5.0f;
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), IM_COL32(22, 23, 28, 255), 3.0f);
+    // Scaled to the tallest inner bin: 0 and 255 (clipped or flat areas) would flatten the rest;
+    // they are drawn clipped at the top.
     std::uint32_t peak = 1;
     for (const auto& channel : h)
-        for (std::uint32_t c : channel) peak = std::max(peak, c);
+        for (std::size_t i = 1; i < 255; ++i) peak = std::max(peak, channel[i]);
     const ImU32 colours[3] = {IM_COL32(235, 90, 80, 200), IM_COL32(100, 210, 110, 200), IM_COL32(90, 150, 235, 200)};
     const float top = std::sqrt(static_cast<float>(peak));
     for (std::size_t ch = 0; ch < 3; ++ch) {
         std::array<ImVec2, 256> points{};
         for (std::size_t i = 0; i < 256; ++i) {
             const float x = p0.x + width * (static_cast<float>(i) + 0.5f) / 256.0f;
-            const float y = p0.y + height - (height - 2.0f) * std::sqrt(static_cast<float>(h[ch][i])) / top;
+            const float v = std::min(1.0f, std::sqrt(static_cast<float>(h[ch][i])) / top);
+            const float y = p0.y + height - (height - 2.0f) * v;
             points[i] = ImVec2(x, y);
         }
         dl->AddPolyline(points.data(), 256, colours[ch], 0, 1.5f);

@@ -147,6 +147,8 @@ TEST_F(CudaStageFixture, ReallocationReturnsDeviceMemory) {
     std::string why;
     auto stage = CudaStage::create(*ctx, &why);
     ASSERT_TRUE(stage) << why;
+    // One reallocation first: the first imports can leave the driver's pools larger than later ones.
+    stage->allocate(800, 600);
     stage->allocate(640, 480);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::size_t free0 = 0, total = 0;
@@ -156,7 +158,9 @@ TEST_F(CudaStageFixture, ReallocationReturnsDeviceMemory) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::size_t free1 = 0;
     ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
-    EXPECT_EQ(free1, free0) << "device memory not returned after 20 reallocations";
+    // Not equality: the driver may give back pool memory it held at the start (seen on an H100:
+    // 8 MiB more free afterwards); a leak of five buffers per reallocation would show as less.
+    EXPECT_GE(free1, free0) << "device memory not returned after 20 reallocations";
 }
 
 // The viewer's frame loop with raw interop objects: CUDA writes frame N's number into output N % 2
