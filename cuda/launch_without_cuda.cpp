@@ -21,4 +21,10 @@ Result launch_fused(const FilterParams&, Border, Mechanism, const Policy&, std::
     return unavailable();
 }
 
+Result launch_texture_array(const FilterParams&, Border, const void*, const DeviceImage&, const DeviceImage&, void*) {
+    return unavailable();
+}
+
+void forget_texture_array(const void*) {}
+
 } // namespace tl::cuda

@@ -80,4 +80,14 @@ Result launch(const FilterParams& params, Border border, Mechanism m, const Poli
 Result launch_fused(const FilterParams& params, Border border, Mechanism m, const Policy& policy,
                     std::span<const PixelOp> ops, const DeviceImage& src, const DeviceImage& dst, void* stream);
 
+// The texture mechanism sampling a CUDA array the caller owns (cudaArray_t as void*: level 0 of a
+// shared optimal-tiled Vulkan image, app/interop/shared_image.hpp) in place, without the copy
+// into the mechanism's own array that launch() makes. `source` gives the array's width, height
+// and format (its data and pitch are not used); the array must hold that many texels of that
+// format. Texture objects made for the array are kept until forget_texture_array(cuda_array),
+// which the owner calls before freeing the array.
+Result launch_texture_array(const FilterParams& params, Border border, const void* cuda_array,
+                            const DeviceImage& source, const DeviceImage& dst, void* stream);
+void forget_texture_array(const void* cuda_array);
+
 } // namespace tl::cuda

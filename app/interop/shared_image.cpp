@@ -4,6 +4,7 @@
 
 #include "interop/exported_memory.hpp"
 #include "interop/external_handle.hpp"
+#include "stencil_api.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -78,7 +79,9 @@ SharedImage::SharedImage(const vk::Context& ctx, int width, int height, VkFormat
 }
 
 void SharedImage::release() noexcept {
-    // CUDA first: the mapped array, then the imported memory, then the Vulkan objects it aliases.
+    // CUDA first: the texture objects the texture mechanism made over the array, the mapped
+    // array, the imported memory; then the Vulkan objects it aliases.
+    if (cuda_array_) tl::cuda::forget_texture_array(cuda_array_);
     if (cuda_mipmapped_) cudaFreeMipmappedArray(static_cast<cudaMipmappedArray_t>(cuda_mipmapped_));
     if (cuda_memory_) cudaDestroyExternalMemory(static_cast<cudaExternalMemory_t>(cuda_memory_));
     cuda_array_ = nullptr;

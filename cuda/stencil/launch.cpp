@@ -188,4 +188,26 @@ Result launch_fused(const FilterParams& params, Border border, Mechanism m, cons
     return validated_launch(params, border, m, policy, src, dst, stream, block.get());
 }
 
+Result launch_texture_array(const FilterParams& params, Border border, const void* cuda_array,
+                            const DeviceImage& source, const DeviceImage& dst, void* stream) {
+    if (cuda_array == nullptr) return Result::fail("source CUDA array is null");
+    // The source is checked as an image without a pointer: its size and format are what count.
+    DeviceImage described = source;
+    described.data = const_cast<void*>(cuda_array);
+    described.pitch = static_cast<std::size_t>(source.width) * bytes_per_pixel(source.format);
+    if (auto r = check_image("source", described, Mechanism::Texture); !r) return r;
+    if (auto r = check_image("destination", dst, Mechanism::Texture); !r) return r;
+    if (source.width != dst.width || source.height != dst.height || source.format != dst.format)
+        return Result::fail("source and destination differ in size or format");
+    if (border != Border::Clamp && border != Border::Zero && border != Border::Mirror)
+        return Result::fail("border mode " + std::to_string(static_cast<int>(border)) + " is unknown");
+    const Policy policy;
+    if (auto r = check_capability(Mechanism::Texture, params, source.format, policy); !r) return r;
+    (void)cudaGetLastError();
+    const detail::LaunchArgs args{params, border, policy, described, dst, static_cast<cudaStream_t>(stream), nullptr};
+    return detail::launch_texture_on_array(args, cuda_array);
+}
+
+void forget_texture_array(const void* cuda_array) { detail::forget_texture_array(cuda_array); }
+
 } // namespace tl::cuda

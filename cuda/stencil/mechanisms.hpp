@@ -28,6 +28,9 @@ using Launcher = Result (*)(const LaunchArgs&);
 
 Result launch_global(const LaunchArgs& a);   // global.cu
 Result launch_texture(const LaunchArgs& a);  // texture.cu
+// texture.cu: the texture kernel on the caller's array (tl::cuda::launch_texture_array).
+Result launch_texture_on_array(const LaunchArgs& a, const void* cuda_array);
+void forget_texture_array(const void* cuda_array);
 Result launch_smem(const LaunchArgs& a);     // smem.cu
 Result launch_ldgsts(const LaunchArgs& a);   // ldgsts.cu
 Result launch_tma(const LaunchArgs& a);      // tma.cu

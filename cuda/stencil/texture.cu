@@ -4,7 +4,9 @@
 #include "mechanisms.hpp"
 #include "filters.cuh"
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 namespace tl::cuda::detail {
 
@@ -107,18 +109,10 @@ TextureCache& cache() {
 
 } // namespace
 
-Result launch_texture(const LaunchArgs& a) {
-    auto& c = cache();
-    std::lock_guard lock(c.mutex);
-    if (auto r = c.ensure(a.src.width, a.src.height, a.src.format); !r) return r;
-    const std::size_t row = static_cast<std::size_t>(a.src.width) * bytes_per_pixel(a.src.format);
-    if (auto e = cudaMemcpy2DToArrayAsync(c.array, 0, 0, a.src.data, a.src.pitch, row,
-                                          static_cast<std::size_t>(a.src.height), cudaMemcpyDeviceToDevice, a.stream);
-        e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return Result::fail(std::string("texture: copy into the CUDA array: ") + cudaGetErrorString(e));
-    }
-    const cudaTextureObject_t tex = a.border == Border::Zero ? c.tex_border : c.tex_clamp;
+namespace {
+
+// The filter kernel over whichever texture object samples the source.
+Result run_texture_kernel(const LaunchArgs& a, cudaTextureObject_t tex) {
     const bool mirror = a.border == Border::Mirror;
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
@@ -133,6 +127,80 @@ Result launch_texture(const LaunchArgs& a) {
           });
         });
     });
+}
+
+// Texture objects over arrays callers own (tl::cuda::launch_texture_array), made on first use and
+// destroyed by forget_texture_array(), which the owner calls before freeing the array: a texture
+// object must not outlive its array, and must not be destroyed while a launch may still read it.
+struct ArrayTextures {
+    std::mutex mutex;
+    struct Entry {
+        const void* array;
+        cudaTextureObject_t tex_clamp, tex_border;
+    };
+    std::vector<Entry> entries;
+};
+
+ArrayTextures& array_textures() {
+    static ArrayTextures* t = new ArrayTextures;  // never destroyed: the runtime may be gone at exit
+    return *t;
+}
+
+} // namespace
+
+Result launch_texture(const LaunchArgs& a) {
+    auto& c = cache();
+    std::lock_guard lock(c.mutex);
+    if (auto r = c.ensure(a.src.width, a.src.height, a.src.format); !r) return r;
+    const std::size_t row = static_cast<std::size_t>(a.src.width) * bytes_per_pixel(a.src.format);
+    if (auto e = cudaMemcpy2DToArrayAsync(c.array, 0, 0, a.src.data, a.src.pitch, row,
+                                          static_cast<std::size_t>(a.src.height), cudaMemcpyDeviceToDevice, a.stream);
+        e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return Result::fail(std::string("texture: copy into the CUDA array: ") + cudaGetErrorString(e));
+    }
+    return run_texture_kernel(a, a.border == Border::Zero ? c.tex_border : c.tex_clamp);
+}
+
+Result launch_texture_on_array(const LaunchArgs& a, const void* cuda_array) {
+    auto& t = array_textures();
+    std::lock_guard lock(t.mutex);
+    auto it = std::find_if(t.entries.begin(), t.entries.end(), [&](const auto& e) { return e.array == cuda_array; });
+    if (it == t.entries.end()) {
+        cudaResourceDesc res{};
+        res.resType = cudaResourceTypeArray;
+        res.res.array.array = static_cast<cudaArray_t>(const_cast<void*>(cuda_array));
+        ArrayTextures::Entry e{cuda_array, 0, 0};
+        for (int i = 0; i < 2; ++i) {
+            cudaTextureDesc td{};
+            const auto mode = i == 0 ? cudaAddressModeClamp : cudaAddressModeBorder;  // border colour is 0
+            td.addressMode[0] = td.addressMode[1] = mode;
+            td.filterMode = cudaFilterModePoint;
+            td.readMode = cudaReadModeElementType;
+            if (auto err = cudaCreateTextureObject(i == 0 ? &e.tex_clamp : &e.tex_border, &res, &td, nullptr);
+                err != cudaSuccess) {
+                (void)cudaGetLastError();
+                if (e.tex_clamp) cudaDestroyTextureObject(e.tex_clamp);
+                return Result::fail(std::string("texture: cudaCreateTextureObject on the caller's array: ") +
+                                    cudaGetErrorString(err));
+            }
+        }
+        it = t.entries.insert(t.entries.end(), e);
+    }
+    return run_texture_kernel(a, a.border == Border::Zero ? it->tex_border : it->tex_clamp);
+}
+
+void forget_texture_array(const void* cuda_array) {
+    auto& t = array_textures();
+    std::lock_guard lock(t.mutex);
+    for (auto it = t.entries.begin(); it != t.entries.end();)
+        if (it->array == cuda_array) {
+            cudaDestroyTextureObject(it->tex_clamp);
+            cudaDestroyTextureObject(it->tex_border);
+            it = t.entries.erase(it);
+        } else {
+            ++it;
+        }
 }
 
 } // namespace tl::cuda::detail

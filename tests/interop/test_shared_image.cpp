@@ -1,7 +1,9 @@
 // The optimal-tiled shared image: Vulkan writes it, CUDA reads its array; CUDA writes the array,
-// Vulkan reads the image; bytes identical both ways at odd sizes and 4K.
+// Vulkan reads the image; bytes identical both ways at odd sizes and 4K. The texture mechanism
+// sampling the shared image in place gives the same bytes as sampling its own copy of the image.
 #include "interop/shared_image.hpp"
 #include "interop_fixture.hpp"
+#include "stencil_api.hpp"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -100,6 +102,81 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SharedImageRoundTrip,
                          [](const auto& param_info) {
                              return std::to_string(param_info.param.first) + "x" + std::to_string(param_info.param.second);
                          });
+
+// Vulkan uploads an image into the shared image; the texture mechanism filters it in place
+// (launch_texture_array) and from a linear copy of the same bytes (launch, which copies into its
+// own array): every filter and border gives identical bytes, and unwritten pixels would show
+// (both outputs start as different poison).
+TEST_F(InteropFixture, TextureMechanismSamplesTheSharedImageInPlace) {
+    if (auto st = cuda::can_run(cuda::Mechanism::Texture, FilterParams{}, PixelFormat::RGBA8, cuda::Policy{}); !st)
+        GTEST_SKIP() << st.reason;
+    const int w = 333, h = 191;
+    const std::size_t row = static_cast<std::size_t>(w) * 4;
+    const VkDeviceSize bytes = row * static_cast<std::size_t>(h);
+    interop::SharedImage image(*ctx, w, h, VK_FORMAT_R8G8B8A8_UNORM);
+    interop::Timeline timeline(*ctx);
+    vk::Buffer up(*ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    std::mt19937 rng(7);
+    auto* pixels = static_cast<std::uint8_t*>(up.mapped());
+    for (VkDeviceSize i = 0; i < bytes; ++i) pixels[i] = static_cast<std::uint8_t>(rng());
+    VkCommandPool pool = interop_test::make_pool(*ctx);
+    const std::uint32_t family = ctx->queue_family();
+    submit([&](VkCommandBuffer cmd) {
+        VkBufferImageCopy region{};
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), 1};
+        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
+        vkCmdCopyBufferToImage(cmd, up.handle(), image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, family,
+                      VK_QUEUE_FAMILY_EXTERNAL, VK_ACCESS_TRANSFER_WRITE_BIT, 0);
+    }, timeline, 0, 1, pool, VK_NULL_HANDLE);
+    cudaStream_t stream;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    ASSERT_TRUE(timeline.cuda_wait(1, stream));
+
+    const std::size_t pitch = (row + 127) / 128 * 128;
+    void *linear = nullptr, *out_shared = nullptr, *out_copy = nullptr;
+    ASSERT_EQ(cudaMalloc(&linear, pitch * h), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&out_shared, pitch * h), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&out_copy, pitch * h), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DAsync(linear, pitch, pixels, row, row, h, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    const cuda::DeviceImage src{linear, pitch, w, h, PixelFormat::RGBA8};
+    const cuda::DeviceImage dst_shared{out_shared, pitch, w, h, PixelFormat::RGBA8};
+    const cuda::DeviceImage dst_copy{out_copy, pitch, w, h, PixelFormat::RGBA8};
+    std::vector<std::uint8_t> a(pitch * h), b(pitch * h);
+    std::vector<FilterParams> filters(4);
+    filters[0].kind = FilterKind::Box;
+    filters[0].radius = 3;
+    filters[1].kind = FilterKind::Gaussian;
+    filters[1].sigma = 1.0f;
+    filters[2].kind = FilterKind::Sobel;
+    filters[3].kind = FilterKind::Sharpen;
+    for (const auto& f : filters)
+        for (Border border : {Border::Clamp, Border::Zero, Border::Mirror}) {
+            SCOPED_TRACE(std::string(to_string(f.kind)) + " " + std::string(to_string(border)));
+            ASSERT_EQ(cudaMemsetAsync(out_shared, 0xA5, pitch * h, stream), cudaSuccess);
+            ASSERT_EQ(cudaMemsetAsync(out_copy, 0x5A, pitch * h, stream), cudaSuccess);
+            auto r1 = cuda::launch_texture_array(f, border, image.cuda_array(), src, dst_shared, stream);
+            ASSERT_TRUE(r1) << r1.reason;
+            auto r2 = cuda::launch(f, border, cuda::Mechanism::Texture, cuda::Policy{}, src, dst_copy, stream);
+            ASSERT_TRUE(r2) << r2.reason;
+            ASSERT_EQ(cudaMemcpyAsync(a.data(), out_shared, pitch * h, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+            ASSERT_EQ(cudaMemcpyAsync(b.data(), out_copy, pitch * h, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+            ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+            for (int y = 0; y < h; ++y)
+                ASSERT_EQ(std::memcmp(a.data() + y * pitch, b.data() + y * pitch, row), 0) << "row " << y;
+        }
+    const cuda::DeviceImage wrong_size{out_shared, pitch, w - 1, h, PixelFormat::RGBA8};
+    EXPECT_FALSE(cuda::launch_texture_array(filters[0], Border::Clamp, image.cuda_array(), src, wrong_size, stream));
+    EXPECT_FALSE(cuda::launch_texture_array(filters[0], Border::Clamp, nullptr, src, dst_shared, stream));
+    cudaFree(linear);
+    cudaFree(out_shared);
+    cudaFree(out_copy);
+    cudaStreamDestroy(stream);
+    vkDestroyCommandPool(ctx->device(), pool, nullptr);
+}
 
 TEST_F(InteropFixture, SharedImageRefusesUnsharedFormat) {
     EXPECT_THROW(interop::SharedImage(*ctx, 8, 8, VK_FORMAT_B8G8R8A8_SRGB), std::invalid_argument);
