@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -38,12 +39,14 @@ struct PixelBenchRow {
     bool ok = false;
     std::string reason;
     double median_us = 0, gbps = 0, vs_copy = 0;
+    double host_us = 0;  // CPU time of the launch call(s) inside the timed span (the stream waits on it)
 };
 
 // Median of `iterations` timed runs of fn(set) with the set rotating, after one untimed pass over
 // every set; empty with `why` set when fn fails. Events are recorded on `stream` only.
 std::optional<double> median_us(int sets, int iterations, cudaStream_t stream,
-                                const std::function<std::string(int)>& fn, std::string& why) {
+                                const std::function<std::string(int)>& fn, std::string& why,
+                                double* host_median_us = nullptr) {
     struct Events {
         cudaEvent_t a{}, b{};
         Events() {
@@ -61,13 +64,15 @@ std::optional<double> median_us(int sets, int iterations, cudaStream_t stream,
             return std::nullopt;
         }
     }
-    std::vector<double> t;
+    std::vector<double> t, host;
     for (int i = 0; i < iterations; ++i) {
         cudaEventRecord(ev.a, stream);
+        const auto h0 = std::chrono::steady_clock::now();
         if (auto r = fn(i % sets); !r.empty()) {
             why = r;
             return std::nullopt;
         }
+        host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count());
         cudaEventRecord(ev.b, stream);
         if (auto e = cudaEventSynchronize(ev.b); e != cudaSuccess) {
             why = cuda_error_text("cudaEventSynchronize", e);
@@ -78,18 +83,20 @@ std::optional<double> median_us(int sets, int iterations, cudaStream_t stream,
         cudaEventElapsedTime(&ms, ev.a, ev.b);
         t.push_back(double(ms) * 1000.0);
     }
+    std::nth_element(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(host.size() / 2), host.end());
+    if (host_median_us) *host_median_us = host[host.size() / 2];
     std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
     return t[t.size() / 2];
 }
 
 void print_row(const PixelBenchRow& r) {
     if (!r.ok) {
-        std::printf("%-22s %-24s %10s %9s %8s  %s\n", r.ops.c_str(), r.mechanism.c_str(), "-", "-", "-",
+        std::printf("%-22s %-24s %10s %9s %8s %8s  %s\n", r.ops.c_str(), r.mechanism.c_str(), "-", "-", "-", "-",
                     r.reason.c_str());
         return;
     }
-    std::printf("%-22s %-24s %10.1f %9.0f %8.2f\n", r.ops.c_str(), r.mechanism.c_str(), r.median_us, r.gbps,
-                r.vs_copy);
+    std::printf("%-22s %-24s %10.1f %9.0f %8.2f %8.1f\n", r.ops.c_str(), r.mechanism.c_str(), r.median_us, r.gbps,
+                r.vs_copy, r.host_us);
 }
 
 } // namespace
@@ -111,14 +118,16 @@ void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t p
     const double pass_bytes = 2.0 * 4.0 * double(s.width) * double(s.height);
 
     std::printf("\nper-pixel ops: %dx%d RGBA8, same buffer sets and roofline as above (%.1f us); "
-                "\"x copy\" = time / roofline, GB/s = bytes read + written / time\n",
+                "\"x copy\" = time / roofline, GB/s = bytes read + written / time; \"host us\" = CPU time of the "
+                "launch call inside the timed span (checks, op block, launch: the stream idles meanwhile)\n",
                 s.width, s.height, s.copy_us);
-    std::printf("%-22s %-24s %10s %9s %8s  %s\n", "ops", "mechanism", "time us", "GB/s", "x copy", "note");
+    std::printf("%-22s %-24s %10s %9s %8s %8s  %s\n", "ops", "mechanism", "time us", "GB/s", "x copy", "host us",
+                "note");
 
     std::vector<PixelBenchRow> rows;
     auto time_row = [&](PixelBenchRow r, double bytes, const std::function<std::string(int)>& fn) {
         std::string why;
-        if (auto t = median_us(sets, o.iterations, cu_stream, fn, why)) {
+        if (auto t = median_us(sets, o.iterations, cu_stream, fn, why, &r.host_us)) {
             r.ok = true;
             r.median_us = *t;
             r.gbps = bytes / (*t * 1e3);
@@ -251,6 +260,7 @@ void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t p
                 e["median_us"] = r.median_us;
                 e["gbps"] = r.gbps;
                 e["ratio_to_copy"] = r.vs_copy;
+                e["host_launch_us"] = r.host_us;
             } else {
                 e["reason"] = r.reason;
             }

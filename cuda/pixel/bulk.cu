@@ -54,38 +54,41 @@ __global__ void pixel_bulk_kernel(const PixelGrid g, const __grid_constant__ Ops
     StagedLuts& luts = *reinterpret_cast<StagedLuts*>(ring + Stages * batch_chunks);
     __shared__ std::uint64_t full[Stages];
     const bool elected = threadIdx.x == 0;
+
+    // The CTA's batches: b = blockIdx.x, blockIdx.x + gridDim.x, ... (round-robin; one contiguous
+    // share per CTA measured slower, as in ldgsts.cu).
+    const unsigned num_batches = (g.total_chunks + batch_chunks - 1) / batch_chunks;
+    const unsigned batches = blockIdx.x < num_batches ? (num_batches - blockIdx.x + gridDim.x - 1) / gridDim.x : 0u;
+    auto batch_first = [&](unsigned k) { return (blockIdx.x + k * gridDim.x) * batch_chunks; };
+    auto batch_length = [&](unsigned k) { return min(batch_chunks, g.total_chunks - batch_first(k)); };
+
+    // Elected thread only: announce the bytes, then issue the copies of the CTA's k-th batch.
+    auto issue = [&](unsigned k) {
+        if (k >= batches) return;
+        const unsigned slot = k % Stages;
+        const unsigned n = batch_length(k);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[slot], n * 16u);
+        bulk_row_pieces<true>(g, batch_first(k), n, ring + slot * batch_chunks, &full[slot]);
+    };
+
     if (elected) {
 #pragma unroll
         for (int s = 0; s < Stages; ++s) ptx::mbarrier_init(&full[s], 1);
         // Make the initialised barriers visible to the async proxy that will complete them.
         ptx::fence_proxy_async(ptx::space_shared);
-    }
-    load_luts(ops, luts);
-    __syncthreads();
-
-    const unsigned num_batches = (g.total_chunks + batch_chunks - 1) / batch_chunks;
-    auto batch_size = [&](unsigned b) { return min(batch_chunks, g.total_chunks - b * batch_chunks); };
-
-    // Elected thread only: announce the bytes, then issue the copies of the CTA's k-th batch.
-    auto issue = [&](unsigned k) {
-        const unsigned b = blockIdx.x + k * gridDim.x;
-        if (b >= num_batches) return;
-        const unsigned slot = k % Stages;
-        const unsigned n = batch_size(b);
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[slot], n * 16u);
-        bulk_row_pieces<true>(g, b * batch_chunks, n, ring + slot * batch_chunks, &full[slot]);
-    };
-
-    if (elected) {
+        // Fill the ring first; the block stages the LUTs while those copies fly. (The other threads
+        // touch the barriers only after the __syncthreads below.)
 #pragma unroll
         for (int s = 0; s < Stages; ++s) issue(unsigned(s));
     }
+    load_luts(ops, luts);
+    __syncthreads();
     process_tails<Fmt>(g, ops, luts);  // while the first batches land
 
-    for (unsigned k = 0; blockIdx.x + k * gridDim.x < num_batches; ++k) {
-        const unsigned b = blockIdx.x + k * gridDim.x;
+    for (unsigned k = 0; k < batches; ++k) {
+        const unsigned first = batch_first(k);
         const unsigned slot = k % Stages;
-        const unsigned n = batch_size(b);
+        const unsigned n = batch_length(k);
         while (!ptx::mbarrier_try_wait_parity(&full[slot], (k / Stages) & 1u)) {
         }
         uint4* data = ring + slot * batch_chunks;
@@ -93,7 +96,7 @@ __global__ void pixel_bulk_kernel(const PixelGrid g, const __grid_constant__ Ops
             if constexpr (BulkStore)
                 data[j] = r;  // in place; the slot leaves by bulk copy below
             else
-                *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, b * batch_chunks + j, g.dst_pitch)) = r;
+                *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, first + j, g.dst_pitch)) = r;
         });
         if constexpr (BulkStore) {
             // Each writer orders its generic-proxy stores before the async proxy reads them.
@@ -102,7 +105,7 @@ __global__ void pixel_bulk_kernel(const PixelGrid g, const __grid_constant__ Ops
         __syncthreads();  // the slot is fully consumed (and, with BulkStore, fully written)
         if (elected) {
             if constexpr (BulkStore) {
-                bulk_row_pieces<false>(g, b * batch_chunks, n, data, nullptr);
+                bulk_row_pieces<false>(g, first, n, data, nullptr);
                 ptx::cp_async_bulk_commit_group();
                 // The slot is refilled next: the store must have finished reading it.
                 ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
@@ -126,10 +129,8 @@ Result launch_variant(const LaunchArgs& a, unsigned batch_chunks) {
     // Static shared memory counts against the default 48 KiB too, so opt in whenever the
     // dynamic part alone nears it (3 stages x 16 KiB is exactly 48 KiB and did not fit).
     if (smem >= 40u * 1024u) {
-        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-            e != cudaSuccess)
-            return Result::fail(std::string("pixel_bulk_kernel: cannot reserve ") + std::to_string(smem) +
-                                " bytes of shared memory: " + cudaGetErrorString(e));
+        if (auto r = reserve_dynamic_smem(reinterpret_cast<const void*>(kernel), "pixel_bulk_kernel", smem, a.device); !r)
+            return r;
     }
     const long long batches = (static_cast<long long>(a.grid.total_chunks) + batch_chunks - 1) / batch_chunks;
     int grid = 0;

@@ -115,12 +115,17 @@ __device__ __forceinline__ float lut_entry(const StagedLuts& t, int lut, int ch,
 // Stages the chain's LUTs from the parameter bank in shared memory, where per-lane random indices
 // do not serialise as they would on the constant cache. Caller synchronises the block.
 __device__ __forceinline__ void load_luts(const OpsBlock& ops, StagedLuts& luts) {
-    const int n = ops.lut_count * 3 * 256;
-    const std::uint8_t* from = &ops.luts[0][0][0];
-    float* to = &luts[0][0][0];
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        const float x = __uint_as_float(kTwo23Bits | from[i]) - kTwo23;  // exact, no I2F
-        to[i] = div_by(x, 255.0f, 1.0f / 255.0f);                          // == x / 255 for every byte
+    // One 4-byte parameter read and one 16-byte shared store per 4 entries.
+    const int words = ops.lut_count * 3 * 256 / 4;
+    const auto* from = reinterpret_cast<const std::uint32_t*>(&ops.luts[0][0][0]);
+    auto* to = reinterpret_cast<float4*>(&luts[0][0][0]);
+    auto entry = [](std::uint32_t b) {
+        const float x = __uint_as_float(kTwo23Bits | b) - kTwo23;  // exact, no I2F
+        return div_by(x, 255.0f, 1.0f / 255.0f);                  // == x / 255 for every byte
+    };
+    for (int i = threadIdx.x; i < words; i += blockDim.x) {
+        const std::uint32_t w = from[i];
+        to[i] = make_float4(entry(w & 0xffu), entry((w >> 8) & 0xffu), entry((w >> 16) & 0xffu), entry(w >> 24));
     }
 }
 // The same tables as bytes (a quarter of the shared memory; each lookup then divides).

@@ -57,6 +57,25 @@ Result occupancy_grid(const void* kernel, const char* name, int block, std::size
     return Result::success();
 }
 
+Result reserve_dynamic_smem(const void* kernel, const char* name, std::size_t bytes, const DeviceFacts& d) {
+    static std::map<std::pair<const void*, int>, std::size_t> reserved;
+    const auto key = std::make_pair(kernel, d.device);
+    {
+        std::lock_guard lock(lookup_mutex());
+        if (const auto it = reserved.find(key); it != reserved.end() && it->second >= bytes) return Result::success();
+    }
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+        e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return Result::fail(std::string(name) + ": cannot reserve " + std::to_string(bytes) +
+                            " bytes of shared memory: " + cudaGetErrorString(e));
+    }
+    std::lock_guard lock(lookup_mutex());
+    auto& r = reserved[key];
+    r = std::max(r, bytes);
+    return Result::success();
+}
+
 Result build_ops_block(std::span<const PixelOp> ops, OpsBlock& block) {
     block = OpsBlock{};
     if (ops.size() > static_cast<std::size_t>(kMaxPixelOps))

@@ -94,6 +94,10 @@ inline constexpr int kMaxStagedLutBytes = kMaxPixelLuts * 3 * 256 * int(sizeof(f
 Result occupancy_grid(const void* kernel, const char* name, int block, std::size_t dyn_smem, long long work_blocks,
                       const DeviceFacts& d, int& grid_out);
 
+// cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for `kernel` on this device, asked of the
+// runtime only when `bytes` exceeds what was reserved before (the attribute stays set).
+Result reserve_dynamic_smem(const void* kernel, const char* name, std::size_t bytes, const DeviceFacts& d);
+
 // Validates a chain and packs it into the kernel parameter block (also for a fused stencil
 // epilogue: a kernel that includes pixel_kernels.cuh can call apply_chain on its results).
 Result build_ops_block(std::span<const PixelOp> ops, OpsBlock& block);

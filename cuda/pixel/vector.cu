@@ -16,34 +16,34 @@ namespace {
 
 constexpr int kUnroll = 4;
 
+// Block x covers chunks [x * kUnroll * blockDim, (x + 1) * kUnroll * blockDim): the launcher
+// starts ceil(total_chunks / (kUnroll * blockDim)) blocks (at least one, for the tails).
 template <class Fmt>
 __global__ void pixel_vector_kernel(const PixelGrid g, const __grid_constant__ OpsBlock ops) {
     extern __shared__ __align__(16) uint4 dyn[];  // the chain's LUTs, staged (none without a Lut op)
     StagedLuts& luts = *reinterpret_cast<StagedLuts*>(dyn);
+
+    // Plain (coherent) loads, not __ldg: src may be dst (in place), which the read-only path forbids.
+    // Lane i takes chunks i, i + blockDim, ... so every one of the kUnroll loads is coalesced across
+    // the warp. They are issued first, so the LUT staging below runs while they are in flight.
+    const unsigned base = blockIdx.x * blockDim.x * kUnroll + threadIdx.x;
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+        const unsigned c = base + unsigned(k) * blockDim.x;
+        v[k] = c < g.total_chunks ? *reinterpret_cast<const uint4*>(g.src + chunk_offset(g, c, g.src_pitch))
+                                  : make_uint4(0u, 0u, 0u, 0u);
+    }
     load_luts(ops, luts);
     __syncthreads();
     process_tails<Fmt>(g, ops, luts);
 
-    // Plain (coherent) loads, not __ldg: src may be dst (in place), which the read-only path forbids.
-    // A block covers kUnroll * blockDim chunks; lane i takes chunks i, i + blockDim, ... so every
-    // one of the kUnroll loads is coalesced across the warp. (The loop runs once per block with the
-    // launcher's grid; it stays a loop so any grid size is correct.)
-    const unsigned step = gridDim.x * blockDim.x * kUnroll;
-    for (unsigned base = blockIdx.x * blockDim.x * kUnroll + threadIdx.x; base < g.total_chunks; base += step) {
-        uint4 v[kUnroll];
+    // All kUnroll chunks through the chain together: each op is dispatched once per 16 RGBA8 pixels.
+    Fmt::process_chunks(v, ops, luts);
 #pragma unroll
-        for (int k = 0; k < kUnroll; ++k) {
-            const unsigned c = base + unsigned(k) * blockDim.x;
-            v[k] = c < g.total_chunks ? *reinterpret_cast<const uint4*>(g.src + chunk_offset(g, c, g.src_pitch))
-                                      : make_uint4(0u, 0u, 0u, 0u);
-        }
-        // All kUnroll chunks through the chain together: each op is dispatched once per 16 RGBA8 pixels.
-        Fmt::process_chunks(v, ops, luts);
-#pragma unroll
-        for (int k = 0; k < kUnroll; ++k) {
-            const unsigned c = base + unsigned(k) * blockDim.x;
-            if (c < g.total_chunks) *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) = v[k];
-        }
+    for (int k = 0; k < kUnroll; ++k) {
+        const unsigned c = base + unsigned(k) * blockDim.x;
+        if (c < g.total_chunks) *reinterpret_cast<uint4*>(g.dst + chunk_offset(g, c, g.dst_pitch)) = v[k];
     }
 }
 
