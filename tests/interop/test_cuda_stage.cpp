@@ -81,13 +81,15 @@ struct CudaStageFixture : ::testing::Test {
 };
 
 // Copy runs (the interop measurement's CUDA side) land in alternating outputs, each byte-exact,
-// padding included, and each signals the next timeline value.
+// row padding included, and each signals the next timeline value.
 TEST_F(CudaStageFixture, CopyRunsAlternateOutputsAndAreExact) {
     std::string why;
     auto stage = CudaStage::create(*ctx, &why);
     ASSERT_TRUE(stage) << why;
     stage->allocate(4097, 3);
-    std::vector<std::uint8_t> src(stage->size());
+    const VkDeviceSize image_bytes = stage->pitch() * 3;  // the buffers may be larger (rounded to whole pages)
+    ASSERT_GE(stage->size(), image_bytes);
+    std::vector<std::uint8_t> src(image_bytes);
     std::mt19937 rng(7);
     for (auto& b : src) b = static_cast<std::uint8_t>(rng());
     write(stage->source(), src);
@@ -104,7 +106,7 @@ TEST_F(CudaStageFixture, CopyRunsAlternateOutputsAndAreExact) {
         EXPECT_NE(stage->latest_output(), previous) << "run " << run << " wrote the buffer frames still show";
         previous = stage->latest_output();
         wait_value(stage->timeline(), value);
-        EXPECT_EQ(read(stage->filtered(stage->latest_output()), stage->size()), src) << "run " << run;
+        EXPECT_EQ(read(stage->filtered(stage->latest_output()), image_bytes), src) << "run " << run;
     }
     stage->synchronize();
 }
@@ -158,9 +160,10 @@ TEST_F(CudaStageFixture, ReallocationReturnsDeviceMemory) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::size_t free1 = 0;
     ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
-    // Not equality: the driver may give back pool memory it held at the start (seen on an H100:
-    // 8 MiB more free afterwards); a leak of five buffers per reallocation would show as less.
-    EXPECT_GE(free1, free0) << "device memory not returned after 20 reallocations";
+    // Within 2 MiB: the driver's own bookkeeping moves by tens of KiB either way (seen on an H100:
+    // 8 MiB more and 64 KiB less free afterwards); a leak of five buffers per reallocation would
+    // be at least 100 MiB here.
+    EXPECT_GE(free1 + (2u << 20), free0) << "device memory not returned after 20 reallocations";
 }
 
 // The viewer's frame loop with raw interop objects: CUDA writes frame N's number into output N % 2
