@@ -19,8 +19,9 @@ constexpr std::array<PixelMechanismInfo, 4> kPixelMechanisms{{
      "Each thread loads 16 bytes at once (uint4 = four RGBA8 pixels) and issues four such loads "
      "before it uses any of them, so one warp has 2 KB in flight instead of 128 bytes, and a "
      "quarter of the load and store instructions. Registers hold the data in flight: no shared "
-     "memory, no synchronisation. Needs 16-byte aligned rows; the pixels past the last full 16 "
-     "bytes of a row (widths not a multiple of 4) take plain loads."},
+     "memory, no synchronisation. One block per tile of the image rather than a persistent grid, "
+     "so the block scheduler keeps every SM busy to the end. Needs 16-byte aligned rows; the "
+     "pixels past the last full 16 bytes of a row (widths not a multiple of 4) take plain loads."},
     {PixelMechanism::Ldgsts, "ldgsts", "LDGSTS pipeline", 8, 0, "LDGSTS",
      "A persistent grid (just the CTAs that fit on the GPU at once) walks the image in batches. "
      "Each thread copies its share of the next `stages` batches from global straight into a ring "

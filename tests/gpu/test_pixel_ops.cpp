@@ -406,7 +406,7 @@ TEST(PixelOps, BackToBackLaunchesOnOneStreamKeepTheirOwnOps) {
     cudaStreamDestroy(stream);
 }
 
-// Bandwidth of every mechanism on a 4K RGBA8 image (invert: memory-bound; chain8: two powf per
+// Bandwidth of every mechanism on a 4K RGBA8 image (invert: memory-bound; chain8: two powers per
 // channel, closer to compute-bound), printed and recorded as test properties for the report.
 // The output of the timed launches is checked too, so the numbers are of correct work.
 TEST(PixelOps, ThroughputOf4kImagePerMechanism) {
