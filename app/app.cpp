@@ -471,7 +471,7 @@ void App::print_steady_state(const std::vector<float>& cpu_ms) const {
     std::fprintf(stderr, "Frame GPU time (Vulkan queue, frame's first to last timestamp; median over %zu frames): %.4f ms", span.size(),
                  median_of(span));
     if (!wait.empty())
-        std::fprintf(stderr, "; of which waiting for the outside (CUDA) work, hand-offs included: %.4f ms", median_of(wait));
+        std::fprintf(stderr, "; of which waiting for the outside (CUDA) work, its signal back included: %.4f ms", median_of(wait));
     std::fprintf(stderr, "; GPU frame period (end to end): %.4f ms\n", median_of(period));
 }
 

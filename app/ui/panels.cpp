@@ -509,7 +509,7 @@ void stats_panel(const StatsInput& in) {
                                        "one write of the image.");
     if (in.frame_gpu_ms > 0.0)
         wrapped_colored(Colors::muted, "GPU span: the frame's first to last timestamp on the Vulkan queue; with CUDA it "
-                                       "includes the CUDA stage and both hand-offs (the wait).");
+                                       "includes the wait for the CUDA stage (its work and its signal back to Vulkan).");
     wrapped_colored(Colors::muted, "GPU times come from timestamp queries read 1-2 frames later without waiting. "
                                    "The filter has run " + std::to_string(in.filter_runs) + " time(s).");
     ImGui::Spacing();
