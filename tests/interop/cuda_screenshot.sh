@@ -45,4 +45,18 @@ fi
 grep -q "A side: CUDA $other" "$log2" || { cat "$log2" >&2; fail "the A side did not get the second mechanism"; }
 grep -q "not run" "$log2" && { cat "$log2" >&2; fail "a CUDA stage was refused in the comparison"; }
 python3 "$check" "$out/cuda_${mech}_vs_$other.png" lacks-color 255 230 120 40 440 80 1190 820
+
+# The Processing panel's CUDA side: an op chain fused into the stencil, each op also timed alone,
+# the CUB histogram each frame. Nothing may be refused, and each stage must report its times.
+log3="$out/cuda_${mech}_processing.log"
+if ! "$bin" --headless --frames 30 --screenshot "$out/cuda_${mech}_processing.png" --size 1600x1500 --filter sobel \
+        --op invert --op gamma:1.5 --fuse --time-ops --mechanism "$mech" $validate >"$log3" 2>&1; then
+    cat "$log3" >&2
+    fail "the Processing run (fused chain) exited non-zero"
+fi
+grep -q "not run\|not computed" "$log3" && { cat "$log3" >&2; fail "a Processing stage was refused"; }
+for stage in "CUDA fused filter+ops" "CUDA histogram (CUB)" "op 1 Invert" "op 2 Gamma"; do
+    grep -q "^$stage: median" "$log3" || { cat "$log3" >&2; fail "no live time for '$stage'"; }
+done
+python3 "$check" "$out/cuda_${mech}_processing.png" nonblank
 echo "PASS"
