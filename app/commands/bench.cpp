@@ -1,11 +1,13 @@
 // `tilelab bench`: times every filter x mechanism (and NPP where its run-time plugin loads)
 // against the faster of two device-to-device copies of the same bytes (cudaMemcpy2DAsync and a
 // vectorized copy kernel), with inputs rotated through more memory than L2 holds so that every
-// run reads from DRAM; median of cudaEvent times.
+// run reads from DRAM; median of cudaEvent times, each run enqueued behind a GPU-side delay so the
+// host work of the launch call is not counted as GPU time (gpu_timer.hpp).
 #include "bench_vulkan.hpp"
 #include "check_core.hpp"
 #include "commands.hpp"
 #include "device_buffer.hpp"
+#include "gpu_timer.hpp"
 #include "pixel_api.hpp"
 #include "pixel_ops_flags.hpp"
 
@@ -140,53 +142,6 @@ std::optional<BenchRequest> parse_bench_request(const BenchOptions& o) {
 namespace {
 
 
-class Timer {
-public:
-    Timer() {
-        cudaEventCreate(&a_);
-        cudaEventCreate(&b_);
-    }
-    ~Timer() {
-        cudaEventDestroy(a_);
-        cudaEventDestroy(b_);
-    }
-    Timer(const Timer&) = delete;
-    Timer& operator=(const Timer&) = delete;
-    // Median time in microseconds of `iterations` runs of fn(set) with set rotating; the first
-    // rotation is a warm-up. Empty optional with `why` set when fn fails.
-    template <class Fn>
-    std::optional<double> median_us(int sets, int iterations, cudaStream_t s, Fn&& fn, std::string& why) {
-        for (int i = 0; i < sets; ++i) {
-            if (auto r = fn(i); !r.empty()) {
-                why = r;
-                return std::nullopt;
-            }
-        }
-        std::vector<double> t;
-        for (int i = 0; i < iterations; ++i) {
-            cudaEventRecord(a_, s);
-            if (auto r = fn(i % sets); !r.empty()) {
-                why = r;
-                return std::nullopt;
-            }
-            cudaEventRecord(b_, s);
-            if (auto e = cudaEventSynchronize(b_); e != cudaSuccess) {
-                why = cuda_error_text("cudaEventSynchronize", e);
-                (void)cudaGetLastError();
-                return std::nullopt;
-            }
-            float ms = 0;
-            cudaEventElapsedTime(&ms, a_, b_);
-            t.push_back(double(ms) * 1000.0);
-        }
-        std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-        return t[t.size() / 2];
-    }
-
-private:
-    cudaEvent_t a_{}, b_{};
-};
-
 bool pipelined(cuda::Mechanism m) {
     return m == cuda::Mechanism::Ldgsts || m == cuda::Mechanism::Tma || m == cuda::Mechanism::TmaWs;
 }
@@ -195,7 +150,7 @@ bool pipelined(cuda::Mechanism m) {
 // launches (the filter with its fastest mechanism in `rows`, then the chain in place with the
 // vector mechanism: two passes over memory) and once fused per mechanism (launch_fused: one
 // pass). "x copy" is against one pass, so the two-pass row sits near 2x at best.
-void fused_rows(Timer& timer, const std::vector<FilterKind>& kinds, const std::vector<cuda::Mechanism>& mechs,
+void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std::vector<cuda::Mechanism>& mechs,
                 Border border, int sets, int iterations, cudaStream_t stream,
                 const std::function<cuda::DeviceImage(int)>& src_of,
                 const std::function<cuda::DeviceImage(int)>& dst_of, double image_bytes, double copy_us, std::vector<BenchRow>& rows) {
@@ -332,7 +287,7 @@ int run_bench(const BenchOptions& o) {
     std::unique_ptr<VulkanBench> vkb;
     if (!vk_variants.empty()) vkb = VulkanBench::create(w, h, sets, uuid, vk_why);
 
-    Timer timer;
+    GpuTimer timer;
     std::string why;
     // Two copies of the same bytes on the same rotated buffers: the runtime's 2D memcpy and a
     // vectorized copy kernel. The faster is the roofline for the "x copy" column: a slow copy

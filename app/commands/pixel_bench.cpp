@@ -4,6 +4,7 @@
 #if TILELAB_HAVE_CUDA
 #include "commands.hpp"
 #include "device_buffer.hpp"
+#include "gpu_timer.hpp"
 #include "pixel_api.hpp"
 #include "pixel_ops_flags.hpp"
 #include "stencil_api.hpp"
@@ -39,55 +40,8 @@ struct PixelBenchRow {
     bool ok = false;
     std::string reason;
     double median_us = 0, gbps = 0, vs_copy = 0;
-    double host_us = 0;  // CPU time of the launch call(s) inside the timed span (the stream waits on it)
+    double host_us = 0;  // CPU time of the launch call(s); not part of median_us (gpu_timer.hpp)
 };
-
-// Median of `iterations` timed runs of fn(set) with the set rotating, after one untimed pass over
-// every set; empty with `why` set when fn fails. Events are recorded on `stream` only.
-std::optional<double> median_us(int sets, int iterations, cudaStream_t stream,
-                                const std::function<std::string(int)>& fn, std::string& why,
-                                double* host_median_us = nullptr) {
-    struct Events {
-        cudaEvent_t a{}, b{};
-        Events() {
-            cudaEventCreate(&a);
-            cudaEventCreate(&b);
-        }
-        ~Events() {
-            cudaEventDestroy(a);
-            cudaEventDestroy(b);
-        }
-    } ev;
-    for (int i = 0; i < sets; ++i) {
-        if (auto r = fn(i); !r.empty()) {
-            why = r;
-            return std::nullopt;
-        }
-    }
-    std::vector<double> t, host;
-    for (int i = 0; i < iterations; ++i) {
-        cudaEventRecord(ev.a, stream);
-        const auto h0 = std::chrono::steady_clock::now();
-        if (auto r = fn(i % sets); !r.empty()) {
-            why = r;
-            return std::nullopt;
-        }
-        host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count());
-        cudaEventRecord(ev.b, stream);
-        if (auto e = cudaEventSynchronize(ev.b); e != cudaSuccess) {
-            why = cuda_error_text("cudaEventSynchronize", e);
-            (void)cudaGetLastError();
-            return std::nullopt;
-        }
-        float ms = 0;
-        cudaEventElapsedTime(&ms, ev.a, ev.b);
-        t.push_back(double(ms) * 1000.0);
-    }
-    std::nth_element(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(host.size() / 2), host.end());
-    if (host_median_us) *host_median_us = host[host.size() / 2];
-    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-    return t[t.size() / 2];
-}
 
 void print_row(const PixelBenchRow& r) {
     if (!r.ok) {
@@ -119,15 +73,16 @@ void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t p
 
     std::printf("\nper-pixel ops: %dx%d RGBA8, same buffer sets and roofline as above (%.1f us); "
                 "\"x copy\" = time / roofline, GB/s = bytes read + written / time; \"host us\" = CPU time of the "
-                "launch call inside the timed span (checks, op block, launch: the stream idles meanwhile)\n",
+                "launch call (checks, op block, launch), not in \"time us\": it is enqueued behind a GPU-side delay\n",
                 s.width, s.height, s.copy_us);
     std::printf("%-22s %-24s %10s %9s %8s %8s  %s\n", "ops", "mechanism", "time us", "GB/s", "x copy", "host us",
                 "note");
 
+    GpuTimer timer;
     std::vector<PixelBenchRow> rows;
     auto time_row = [&](PixelBenchRow r, double bytes, const std::function<std::string(int)>& fn) {
         std::string why;
-        if (auto t = median_us(sets, o.iterations, cu_stream, fn, why, &r.host_us)) {
+        if (auto t = timer.median_us(sets, o.iterations, cu_stream, fn, why, &r.host_us)) {
             r.ok = true;
             r.median_us = *t;
             r.gbps = bytes / (*t * 1e3);
@@ -192,7 +147,7 @@ void run_pixel_bench(const BenchOptions& o, int width, int height, std::size_t p
         const cuda::Policy policy;
         if (auto can = cuda::can_run(info.mechanism, sobel, fmt, policy); !can) continue;
         std::string why;
-        auto t = median_us(sets, o.iterations, cu_stream, [&](int i) {
+        auto t = timer.median_us(sets, o.iterations, cu_stream, [&](int i) {
             auto res = cuda::launch(sobel, s.border, info.mechanism, policy, src_of(i), dst_of(i), cu_stream);
             return res ? std::string{} : res.reason;
         }, why);
