@@ -4,7 +4,7 @@
 # `tilelab check`, the NPP peer plugin (built here, where NPP is, by scripts/build-npp-peer.sh),
 # `tilelab bench` (stencil + per-pixel rows, NPP rows, JSON) and a headless screenshot of the
 # CUDA path. Usage: scripts/gpu-suite.sh BUILD_DIR OUT_DIR [SECONDS_PER_STEP]
-# STEPS="gpu_tests interop check npp_peer bench shot sanitizers" (the default) picks the steps. The test
+# STEPS="gpu_tests interop check npp_peer bench bench8k overhead shot sanitizers" (the default) picks the steps. The test
 # programs are run directly (not through ctest) so the tree also runs on a machine whose CMake
 # differs from the one that configured it.
 set -uo pipefail
@@ -15,7 +15,7 @@ mkdir -p "$out"
 app=$build/app/tilelab
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rc=0
-steps=" ${STEPS:-gpu_tests interop check npp_peer bench shot sanitizers} "
+steps=" ${STEPS:-gpu_tests interop check npp_peer bench bench8k overhead shot sanitizers} "
 run() {  # name, command...: runs with a time limit, logs to $out/name.log, remembers failures
   local name=$1; shift
   local key=$name
@@ -36,6 +36,9 @@ run check "$app" check --quiet
 # "NPP peer not loaded: ..." and timing everything else.
 run npp_peer bash "$here/scripts/build-npp-peer.sh" "$(dirname "$app")"
 run bench "$app" bench --size 4k --json "$out/bench.json" --pixel --pixel-json "$out/bench_pixel.json"
+run bench8k "$app" bench --size 8k --filters box,sobel --mechanisms tma --pixel --json "$out/bench8k.json" \
+  --pixel-json "$out/bench8k_pixel.json"
+run overhead bash "$here/tests/interop/interop_overhead.sh" "$app" 300 "$out/overhead"
 run shot "$app" --headless --frames 60 --size 1920x1080 --ui-scale 1.25 --filter sobel --screenshot "$out/shot.png"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck synccheck; do
