@@ -4,6 +4,7 @@
 // does not wait for Vulkan; Vulkan waits for CUDA's value; the host waits for frame N-2's fence
 // before CUDA rewrites that frame's buffer) always shows the frame it waited for.
 #include "cuda_stage.hpp"
+#include "interop_fixture.hpp"
 #include "interop/cuda_device.hpp"
 #include "interop/shared_buffer.hpp"
 #include "vk/context.hpp"
@@ -21,37 +22,8 @@ namespace {
 
 using namespace tl;
 
-bool validation_layer_installed() {
-    std::uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (const auto& l : layers)
-        if (std::string_view(l.layerName) == "VK_LAYER_KHRONOS_validation") return true;
-    return false;
-}
-
-struct CudaStageFixture : ::testing::Test {
-    std::unique_ptr<vk::Context> ctx;
-    void SetUp() override {
-        std::string why;
-        auto dev = interop::query_cuda_device(&why);
-        if (!dev) GTEST_SKIP() << why;
-        vk::ContextOptions o;
-        o.validation = validation_layer_installed();
-        o.quiet = true;
-        o.device_uuid = dev->uuid;
-        o.optional_device_extensions = interop::interop_device_extensions();
-        ctx = std::make_unique<vk::Context>(o);
-        ASSERT_EQ(ctx->device_uuid(), dev->uuid);
-        ASSERT_EQ(interop::interop_support(*ctx), "");
-        ASSERT_TRUE(interop::select_cuda_device_by_uuid(ctx->device_uuid()));
-    }
-    void TearDown() override {
-        if (ctx) {
-            EXPECT_EQ(ctx->validation_messages(), 0u);
-        }
-    }
+// The common set-up (interop_fixture.hpp) plus host-side helpers for reading and writing buffers.
+struct CudaStageFixture : interop_test::InteropFixture {
     void wait_value(VkSemaphore sem, std::uint64_t value) const {
         VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
         wi.semaphoreCount = 1;
