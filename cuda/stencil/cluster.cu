@@ -70,6 +70,7 @@ __global__ void __launch_bounds__(kThreads) stencil_cluster_kernel(const __grid_
     const int row_elems = g.box_stride;  // pixels per shared row
     auto row = [&](Storage* b, int r) { return b + std::size_t(r) * row_elems; };
 
+    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
     if (tid == 0) {
         mbar_init(&full, 1);
         fence_barrier_init();
@@ -152,7 +153,7 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     req.tile_h = tile_h;
     req.stages = 1;
     req.extra_shared = separable ? separable_strip_bytes(tile_w, radius) : 0;
-    req.shared_limit = dev.smem_optin;
+    req.shared_limit = dev.smem_optin - dev::epilogue_smem_bytes(a.ops);
     const TmaTilePlan plan = plan_tma_tiles(req);
     if (!plan.ok) return Result::fail("cluster: " + plan.reason);
     if (plan.box_w_px != row_px) return Result::fail("cluster: internal error: planned box row differs from the padded row");

@@ -49,6 +49,36 @@ struct PixelRGBA8 {
         return __byte_perm(lo, hi, 0x5410u);
     }
     __device__ __forceinline__ static Storage zero() { return 0u; }
+    // The register-window 3x3 paths: R, G, B as to_float, and .w carrying the pixel's alpha byte
+    // as raw bits (byte 3, the rest zero: always a finite float). Every filter returns its
+    // centre's alpha unchanged (filters.cuh: "alpha from centre"), and byte / 255 quantised
+    // back is that byte, so from_float_alpha_bits stores exactly what from_float would, without
+    // the alpha's unpack per pixel (3 instructions) and quantise per output (3).
+    __device__ __forceinline__ static float4 to_float_alpha_bits(Storage v) {
+        constexpr float s = 1.0f / 255.0f;
+        return make_float4(byte_to_float(v, 0x7540u) * s, byte_to_float(v, 0x7541u) * s,
+                           byte_to_float(v, 0x7542u) * s, __uint_as_float(v & 0xff000000u));
+    }
+    __device__ __forceinline__ static Storage from_float_alpha_bits(float4 c) {
+        const std::uint32_t lo = __byte_perm(q_bits(c.x), q_bits(c.y), 0x0040u);  // R, G in bytes 0, 1
+        const std::uint32_t hi = __byte_perm(q_bits(c.z), __float_as_uint(c.w), 0x0070u);  // B, A
+        return __byte_perm(lo, hi, 0x5410u);
+    }
+    // The same in storage units (R, G, B in 0..255) for homogeneous filters (see Homogeneous):
+    // the unpack skips its * (1/255) (3 instructions per pixel), the quantiser scales once per
+    // output channel inside its saturating multiply (no extra instruction).
+    __device__ __forceinline__ static float4 to_raw_alpha_bits(Storage v) {
+        return make_float4(byte_to_float(v, 0x7540u), byte_to_float(v, 0x7541u), byte_to_float(v, 0x7542u),
+                           __uint_as_float(v & 0xff000000u));
+    }
+    __device__ __forceinline__ static std::uint32_t q_bits_raw(float v) {
+        return __float_as_uint(__fadd_rd(__saturatef(v * (1.0f / 255.0f)) * 255.0f + 0.5f, 8388608.0f));
+    }
+    __device__ __forceinline__ static Storage from_raw_alpha_bits(float4 c) {
+        const std::uint32_t lo = __byte_perm(q_bits_raw(c.x), q_bits_raw(c.y), 0x0040u);
+        const std::uint32_t hi = __byte_perm(q_bits_raw(c.z), __float_as_uint(c.w), 0x0070u);
+        return __byte_perm(lo, hi, 0x5410u);
+    }
 };
 
 struct PixelRGBA32F {
@@ -300,6 +330,29 @@ __device__ __forceinline__ std::uint32_t chain_quantize(float v) {
     return static_cast<std::uint32_t>(__fadd_rn(__fmul_rn(__saturatef(v), 255.0f), 0.5f));
 }
 
+// The chain's LUTs as bytes in shared memory (3 KB, only in kernels that reference it: the fused
+// ones): per-lane random indices into the parameter bank serialise on the constant cache. H100
+// 4K sobel + chain3 fused on tma: 138 -> 136 us (the per-pixel call was the larger cost, see
+// chain_rgba8x4).
+__device__ __forceinline__ pixel::LutTables& fused_luts() {
+    __shared__ pixel::LutTables tables;
+    return tables;
+}
+
+// Every fused kernel calls this before its first block-wide barrier (which then publishes the
+// tables); all threads of the block take part, whatever the block's shape.
+template <class Filter>
+__device__ __forceinline__ void stage_epilogue(const Filter& f) {
+    if constexpr (is_fused_v<Filter>) {
+        const int words = f.ops.lut_count * 3 * 256 / 4;
+        const auto* from = reinterpret_cast<const std::uint32_t*>(&f.ops.luts[0][0][0]);
+        auto* to = reinterpret_cast<std::uint32_t*>(&fused_luts()[0][0][0]);
+        const int tid = int((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+        const int n = int(blockDim.x * blockDim.y * blockDim.z);
+        for (int i = tid; i < words; i += n) to[i] = from[i];
+    }
+}
+
 // The chain on one stored RGBA8 value. Not inlined: the mechanisms unroll their stores (up to 16
 // outputs per work item), and 16 inlined copies of the chain's switch (powf included) per kernel
 // cost registers and about 3x the compile time of the stencil files; one call per pixel does not.
@@ -307,9 +360,48 @@ __device__ __forceinline__ std::uint32_t chain_quantize(float v) {
 inline __device__ __noinline__ std::uint32_t chain_rgba8(std::uint32_t b, const pixel::OpsBlock& ops) {
     constexpr float s = 1.0f / 255.0f;
     float c[3] = {float(b & 0xffu) * s, float((b >> 8) & 0xffu) * s, float((b >> 16) & 0xffu) * s};
-    // LUTs are read from the parameter bank (the stencil kernels do not stage them in shared memory).
-    pixel::apply_chain(ops, ops.luts, c);
+    pixel::apply_chain(ops, fused_luts(), c);
     return chain_quantize(c[0]) | (chain_quantize(c[1]) << 8) | (chain_quantize(c[2]) << 16) | (b & 0xff000000u);
+}
+
+// The chain on 4 stored RGBA8 values at once (ops outermost: one dispatch per op for 4 pixels,
+// and one call per 4 outputs). Where a mechanism produces 4 adjacent outputs per work item it
+// quantises them with from_float and then calls finish4. H100 4K sobel + chain3 fused on tma: one
+// call per pixel 136 us, one per 4 pixels 96 us (plain sobel 50, sobel then vector chain3 77).
+inline __device__ __noinline__ uint4 chain_rgba8x4(uint4 v, const pixel::OpsBlock& ops) {
+    constexpr float s = 1.0f / 255.0f;
+    const std::uint32_t b[4] = {v.x, v.y, v.z, v.w};
+    float c[4][3];
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        c[p][0] = float(b[p] & 0xffu) * s;
+        c[p][1] = float((b[p] >> 8) & 0xffu) * s;
+        c[p][2] = float((b[p] >> 16) & 0xffu) * s;
+    }
+    pixel::apply_chain_n<4>(ops, fused_luts(), c);
+    std::uint32_t o[4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+        o[p] = chain_quantize(c[p][0]) | (chain_quantize(c[p][1]) << 8) | (chain_quantize(c[p][2]) << 16) |
+               (b[p] & 0xff000000u);
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// Applies a fused filter's chain to 4 outputs already quantised with Pixel::from_float (nothing
+// for a plain filter).
+template <class Filter, class Storage>
+__device__ __forceinline__ void finish4(const Filter& f, Storage (&out)[4]) {
+    if constexpr (is_fused_v<Filter>) {
+        static_assert(std::is_same_v<Storage, std::uint32_t>, "fused kernels are RGBA8 only");
+        const uint4 r = chain_rgba8x4(make_uint4(out[0], out[1], out[2], out[3]), f.ops);
+        out[0] = r.x;
+        out[1] = r.y;
+        out[2] = r.z;
+        out[3] = r.w;
+    } else {
+        (void)f;
+        (void)out;
+    }
 }
 
 template <class Pixel, class Filter>
@@ -320,6 +412,41 @@ __device__ __forceinline__ typename Pixel::Storage finish(const Filter& f, float
     } else {
         return Pixel::from_float(v);
     }
+}
+
+// Filters whose result scales with their input, f(k * window) = k * f(window) in R, G, B (alpha
+// from the centre): the RGBA8 register-window paths run them in storage units (0..255) and
+// scale once per output channel. The rounding differs from the [0,1] form by a few ulp, which
+// can move a result that lies on a quantisation boundary by 1 LSB (the check tolerance); the
+// Laplacian is exact either way (integer sums). Not UserKernel: its bias is in [0,1] units.
+template <class F> struct Homogeneous : std::false_type {};
+template <> struct Homogeneous<SobelFilter> : std::true_type {};
+template <> struct Homogeneous<LaplacianFilter> : std::true_type {};
+template <> struct Homogeneous<SharpenFilter> : std::true_type {};
+template <> struct Homogeneous<EmbossFilter> : std::true_type {};
+template <> struct Homogeneous<Box3Filter> : std::true_type {};
+template <class F> inline constexpr bool homogeneous_v = Homogeneous<base_filter_t<F>>::value;
+
+// The RGBA8 register-window paths' unpack: storage units for homogeneous filters, else [0,1];
+// alpha as raw bits either way.
+template <class Filter>
+__device__ __forceinline__ float4 window_unpack(std::uint32_t v) {
+    if constexpr (homogeneous_v<Filter>) return PixelRGBA8::to_raw_alpha_bits(v);
+    else return PixelRGBA8::to_float_alpha_bits(v);
+}
+
+// The stored value for the RGBA8 register-window paths (window_unpack's units, alpha as raw
+// bits); those paths then run finish4 on their 4 outputs.
+template <class Filter>
+__device__ __forceinline__ std::uint32_t quantize_alpha_bits(float4 v) {
+    if constexpr (homogeneous_v<Filter>) return PixelRGBA8::from_raw_alpha_bits(v);
+    else return PixelRGBA8::from_float_alpha_bits(v);
+}
+
+// Host: static shared memory a fused kernel adds (fused_luts), to keep out of the tile planners'
+// budget so that a plan that fits the plain kernel still fits the fused one.
+inline std::size_t epilogue_smem_bytes(const pixel::OpsBlock* ops) {
+    return ops != nullptr ? sizeof(pixel::LutTables) : 0;
 }
 
 // Host: calls fn(f) for a plain launch, or fn(Fused<F>{f, *ops}) when the launch carries an op

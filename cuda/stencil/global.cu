@@ -12,6 +12,8 @@ using namespace tl::cuda::dev;
 template <class Filter, class Pixel>
 __global__ void __launch_bounds__(256) stencil_global_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
                                                              std::size_t dst_pitch, int w, int h, Border border) {
+    stage_epilogue(f);
+    if constexpr (is_fused_v<Filter>) __syncthreads();  // the staged LUTs, before any thread leaves
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;

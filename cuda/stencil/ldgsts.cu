@@ -80,6 +80,7 @@ __global__ void __launch_bounds__(256) stencil_ldgsts_kernel(const __grid_consta
     const int buf_elems = (s.th + 2 * s.r) * s.stride;
     float4* strip = reinterpret_cast<float4*>(reinterpret_cast<char*>(smem_raw) + strip_offset(s, stages, sizeof(Storage)));
 
+    stage_epilogue(f);  // published by the barrier before the first tile's compute
     for (int k = 0; k < stages; ++k)
         issue_tile<Pixel>(bufs + k * buf_elems, s, g, blockIdx.x + k * gridDim.x, src, src_pitch, w, h);
     for (int k = 0;; ++k) {
@@ -114,7 +115,7 @@ Result launch_ldgsts(const LaunchArgs& a) {
             const int r = functor_radius(filter);
             std::size_t smem = 0;
             TileShape s = plan_tile(r, sizeof(Storage), Separable<base_filter_t<Filter>>::value, a.policy.stages,
-                                    prop.sharedMemPerBlockOptin, PPC, &smem);
+                                    prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), PPC, &smem);
             if (s.tw == 0)
                 return Result::fail("ldgsts: " + std::to_string(a.policy.stages) +
                                     " stages of the tile for this radius do not fit in shared memory; use fewer stages");
@@ -122,7 +123,8 @@ Result launch_ldgsts(const LaunchArgs& a) {
             const TileGrid g{(a.src.width + s.tw - 1) / s.tw,
                              ((a.src.width + s.tw - 1) / s.tw) * ((a.src.height + s.th - 1) / s.th)};
             auto kernel = stencil_ldgsts_kernel<Filter, Pixel>;
-            if (smem > 48 * 1024)
+            // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
+            if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
             int per_sm = 0;
             if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem) != cudaSuccess || per_sm < 1) {

@@ -19,6 +19,7 @@ __global__ void __launch_bounds__(256) stencil_smem_kernel(const __grid_constant
     const int in_rows = s.th + 2 * s.r, span = s.tw + 2 * s.r;
     float4* strip = reinterpret_cast<float4*>(reinterpret_cast<char*>(smem_raw) + strip_offset(s, 1, sizeof(Storage)));
     const int x0 = blockIdx.x * s.tw, y0 = blockIdx.y * s.th;
+    stage_epilogue(f);  // published by the barrier after the copy
     // Cooperative copy; consecutive threads take consecutive pixels of a row (coalesced).
     for (int ly = threadIdx.y; ly < in_rows; ly += blockDim.y)
     for (int lx = threadIdx.x; lx < span; lx += blockDim.x) {
@@ -39,10 +40,11 @@ Result launch_smem(const LaunchArgs& a) {
             const auto& prop = current_device_props();
             std::size_t smem = 0;
             const TileShape s = plan_tile(functor_radius(filter), sizeof(typename Pixel::Storage),
-                                          Separable<base_filter_t<Filter>>::value, 1, prop.sharedMemPerBlockOptin, 1, &smem);
+                                          Separable<base_filter_t<Filter>>::value, 1, prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), 1, &smem);
             if (s.tw == 0) return Result::fail("smem: the tile for this radius does not fit in shared memory");
             auto kernel = stencil_smem_kernel<Filter, Pixel>;
-            if (smem > 48 * 1024)
+            // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
+            if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
             const dim3 grid((a.src.width + s.tw - 1) / s.tw, (a.src.height + s.th - 1) / s.th);
             kernel<<<grid, dim3(32, 8), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,

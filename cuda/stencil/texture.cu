@@ -31,6 +31,8 @@ template <> struct TexElem<PixelRGBA32F> {
 template <class Filter, class Pixel>
 __global__ void __launch_bounds__(256) stencil_texture_kernel(const __grid_constant__ Filter f, cudaTextureObject_t tex, void* dst,
                                                               std::size_t dst_pitch, int w, int h, bool mirror) {
+    stage_epilogue(f);
+    if constexpr (is_fused_v<Filter>) __syncthreads();  // the staged LUTs, before any thread leaves
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;

@@ -105,16 +105,18 @@ struct Walk3x3Vec {
     }
 };
 
-template <class Pixel>
+template <class Pixel, class Fin>
 __device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* chunk) {
     // chunk: element lx (16-byte aligned); pixels x - 1 .. x + 4 are elements lx + 3 .. lx + 8.
+    // window_unpack: alpha as raw bits (the outputs take it from the centre unchanged), R, G, B
+    // in storage units for homogeneous filters.
     const uint4 mid = *reinterpret_cast<const uint4*>(chunk + 4);
-    d[0] = Pixel::to_float(chunk[3]);
-    d[1] = Pixel::to_float(mid.x);
-    d[2] = Pixel::to_float(mid.y);
-    d[3] = Pixel::to_float(mid.z);
-    d[4] = Pixel::to_float(mid.w);
-    d[5] = Pixel::to_float(chunk[8]);
+    d[0] = window_unpack<Fin>(chunk[3]);
+    d[1] = window_unpack<Fin>(mid.x);
+    d[2] = window_unpack<Fin>(mid.y);
+    d[3] = window_unpack<Fin>(mid.z);
+    d[4] = window_unpack<Fin>(mid.w);
+    d[5] = window_unpack<Fin>(chunk[8]);
 }
 
 template <class Pixel, class Op, class Fin>
@@ -136,19 +138,20 @@ __device__ __forceinline__ void walk3x3_vec(const Op& op, const Fin& fin, const 
         if (x >= w || y0 + ly0 >= h) continue;
         const std::uint32_t* row = in + ly0 * s.stride + lx;  // input row ly + 1 is output row ly's centre
         float4 ring[3][6];
-        load_row6<Pixel>(ring[0], row);
-        load_row6<Pixel>(ring[1], row + s.stride);
+        load_row6<Pixel, Fin>(ring[0], row);
+        load_row6<Pixel, Fin>(ring[1], row + s.stride);
 #pragma unroll
         for (int step = 0; step < kRows; ++step) {
             const int ly = ly0 + step;
             if (ly >= s.th || y0 + ly >= h) break;
-            load_row6<Pixel>(ring[(step + 2) % 3], row + (step + 2) * s.stride);
+            load_row6<Pixel, Fin>(ring[(step + 2) % 3], row + (step + 2) * s.stride);
             std::uint32_t out[4];
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
-                out[i] = finish<Pixel>(fin, op(window));
+                out[i] = quantize_alpha_bits<Fin>(op(window));
             }
+            finish4(fin, out);
             auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly) + x;
             if (vec && x + 3 < w) {
                 *reinterpret_cast<uint4*>(o) = make_uint4(out[0], out[1], out[2], out[3]);
@@ -227,8 +230,9 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 Storage res[4];
                 for (int q = 0; q < 4; ++q) {
                     if (q > 0) sum = sum + row[q + 2 * r] - row[q - 1];
-                    res[q] = finish<Pixel>(f, with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
+                    res[q] = Pixel::from_float(with_alpha(scale * sum, Pixel::to_float(centre[q]).w));
                 }
+                finish4(f, res);
                 // Four RGBA8 pixels are one 16-byte store when they are all inside and aligned.
                 if constexpr (sizeof(Storage) == 4) {
                     if (x0 + lx0 + 3 < w && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
@@ -328,7 +332,8 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 Storage res[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    res[i] = finish<Pixel>(f, with_alpha(scale * acc[i], Pixel::to_float(centre[i]).w));
+                    res[i] = Pixel::from_float(with_alpha(scale * acc[i], Pixel::to_float(centre[i]).w));
+                finish4(f, res);
                 auto* out = row_ptr<Pixel>(dst, dst_pitch, y) + x;
                 if constexpr (sizeof(Storage) == 4) {
                     if (vec && x + 3 < w) {

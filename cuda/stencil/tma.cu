@@ -68,6 +68,7 @@ __global__ void __launch_bounds__((kTmaMaxThreads<Filter, Pixel>), (kTmaMinBlock
                     ty * g.tile_h - g.radius, &full[stage]);
     };
 
+    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
     if (tid == 0) {
         prefetch_map(&src_map);
         for (int s = 0; s < g.stages; ++s) mbar_init(&full[s], 1);

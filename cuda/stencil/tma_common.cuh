@@ -115,7 +115,7 @@ inline Result prepare_tma(const LaunchArgs& a, const char* mechanism, int tile_w
     req.tile_w = tile_w;
     req.tile_h = tile_h;
     req.stages = stages;
-    req.shared_limit = dev.smem_optin;
+    req.shared_limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
     const std::size_t bpp_out = bytes_per_pixel(a.dst.format);
     for (;;) {
         // The TMA-store staging tile (tile_w x tile_h outputs) sits behind the ring.
@@ -326,7 +326,8 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
         const Storage* c = tile + (ly + g.radius) * g.box_stride + lx + g.halo_left;
         Storage out[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) out[i] = tl::cuda::dev::finish<Pixel>(f, f(SmemWindow<Pixel>{c + i, g.box_stride}));
+        for (int i = 0; i < 4; ++i) out[i] = Pixel::from_float(f(SmemWindow<Pixel>{c + i, g.box_stride}));
+        tl::cuda::dev::finish4(f, out);
         if (staging) {
             Storage* s = staging + ly * g.tile_w + lx;
             if constexpr (sizeof(Storage) == 4) {
@@ -370,7 +371,7 @@ inline constexpr int kHaloLeft = sizeof(typename Pixel::Storage) == 4 ? (KR + 3)
 
 // Converts the 4 + 2R pixels around 4 outputs of one box row; `src` points at the box column of
 // the first output minus the left halo (16-byte aligned), so RGBA8 rows come in as 16-byte loads.
-template <class Pixel, int KR>
+template <class Pixel, int KR, class Filter>
 __device__ __forceinline__ void load_row(float4 (&dst)[4 + 2 * KR], const typename Pixel::Storage* src) {
     constexpr int kHl = kHaloLeft<Pixel, KR>;
     if constexpr (sizeof(typename Pixel::Storage) == 4) {
@@ -381,8 +382,10 @@ __device__ __forceinline__ void load_row(float4 (&dst)[4 + 2 * KR], const typena
             const uint4 q = reinterpret_cast<const uint4*>(src)[v];
             px[4 * v] = q.x; px[4 * v + 1] = q.y; px[4 * v + 2] = q.z; px[4 * v + 3] = q.w;
         }
+        // window_unpack: alpha as raw bits (the outputs take it from the centre unchanged), R, G, B
+        // in storage units for homogeneous filters.
 #pragma unroll
-        for (int k = 0; k < 4 + 2 * KR; ++k) dst[k] = Pixel::to_float(px[kHl - KR + k]);
+        for (int k = 0; k < 4 + 2 * KR; ++k) dst[k] = tl::cuda::dev::window_unpack<Filter>(px[kHl - KR + k]);
     } else {
 #pragma unroll
         for (int k = 0; k < 4 + 2 * KR; ++k) dst[k] = Pixel::to_float(src[kHl - KR + k]);
@@ -409,15 +412,21 @@ __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typena
         const Storage* col = tile + ly0 * g.box_stride + lx;
         float4 ring[2 * KR + 1][kW];
 #pragma unroll
-        for (int k = 0; k < 2 * KR; ++k) load_row<Pixel, KR>(ring[k], col + k * g.box_stride);
+        for (int k = 0; k < 2 * KR; ++k) load_row<Pixel, KR, Filter>(ring[k], col + k * g.box_stride);
 #pragma unroll
         for (int step = 0; step < kRowsPerItem; ++step) {
             const int ly = ly0 + step;
             if (ly >= g.tile_h) break;
-            load_row<Pixel, KR>(ring[(step + 2 * KR) % (2 * KR + 1)], col + (step + 2 * KR) * g.box_stride);
+            load_row<Pixel, KR, Filter>(ring[(step + 2 * KR) % (2 * KR + 1)], col + (step + 2 * KR) * g.box_stride);
             Storage out[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) out[i] = tl::cuda::dev::finish<Pixel>(f, f(RingWindow<Pixel, KR>{ring, step, i}));
+            for (int i = 0; i < 4; ++i) {
+                if constexpr (sizeof(Storage) == 4)
+                    out[i] = tl::cuda::dev::quantize_alpha_bits<Filter>(f(RingWindow<Pixel, KR>{ring, step, i}));
+                else
+                    out[i] = Pixel::from_float(f(RingWindow<Pixel, KR>{ring, step, i}));
+            }
+            tl::cuda::dev::finish4(f, out);
             if (staging) {
                 Storage* s = staging + ly * g.tile_w + lx;
                 if constexpr (sizeof(Storage) == 4) {
@@ -588,8 +597,9 @@ __device__ __forceinline__ void compute_tile_separable(const Filter& f, const ty
                 Storage out[4];
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    out[i] = tl::cuda::dev::finish<Pixel>(f, make_float4(acc[h + i].x, acc[h + i].y, acc[h + i].z,
+                    out[i] = Pixel::from_float(make_float4(acc[h + i].x, acc[h + i].y, acc[h + i].z,
                                                            Pixel::to_float(centre[h + i]).w));
+                tl::cuda::dev::finish4(f, out);
                 if (staging) {
                     Storage* s = staging + (sy + j) * g.tile_w + lx + h;
                     if constexpr (sizeof(Storage) == 4) {

@@ -33,6 +33,7 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
     const int ntiles = g.tiles_x * g.tiles_y;
     const int epp = sizeof(Storage) / 4;
 
+    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
     if (threadIdx.x == 0) {
         prefetch_map(&src_map);
         for (int s = 0; s < g.stages; ++s) {
