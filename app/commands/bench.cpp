@@ -7,7 +7,9 @@
 #include "check_core.hpp"
 #include "commands.hpp"
 #include "device_buffer.hpp"
-#include "gpu_timer.hpp"
+#if TILELAB_HAVE_CUDA
+#include "gpu_timer.hpp"  // CUDA builds only (cuda_runtime.h)
+#endif
 #include "pixel_api.hpp"
 #include "pixel_ops_flags.hpp"
 
