@@ -3,6 +3,7 @@
 #include "cuda_stage.hpp"
 
 #include "interop/shared_buffer.hpp"
+#include "interop/shared_image.hpp"
 #include "pixel_api.hpp"
 
 #include <algorithm>
@@ -87,6 +88,8 @@ struct CudaStage::Impl {
     cudaStream_t stream = nullptr;
     interop::Timeline timeline;
     interop::SharedBuffer source;
+    interop::SharedImage source_image;  // the source as an optimal-tiled image, for the texture mechanism
+    std::string source_image_status = "not allocated yet";
     std::array<interop::SharedBuffer, kOutputs> filtered, second;
     int latest = 0;                  // the output the last run wrote
     std::uint64_t signalled = 0;     // the last timeline value enqueued
@@ -122,6 +125,7 @@ struct CudaStage::Impl {
         // Shared buffers and the timeline release their CUDA side first (their destructors).
         second = {};
         filtered = {};
+        source_image = {};
         source = {};
         timeline = {};
         if (stream) cudaStreamDestroy(stream);
@@ -193,7 +197,17 @@ void CudaStage::allocate(int width, int height) {
         filtered[i] = interop::SharedBuffer(*m.ctx, bytes, usage);
         second[i] = interop::SharedBuffer(*m.ctx, bytes, usage);
     }
+    // The texture mechanism's shared image is optional: without it that mechanism copies.
+    interop::SharedImage source_image;
+    std::string image_status;
+    try {
+        source_image = interop::SharedImage(*m.ctx, width, height, VK_FORMAT_R8G8B8A8_UNORM);
+    } catch (const std::exception& e) {
+        image_status = std::string("no shared optimal-tiled image (") + e.what() + "): texture copies the source";
+    }
     m.source = std::move(source);
+    m.source_image = std::move(source_image);
+    m.source_image_status = std::move(image_status);
     m.filtered = std::move(filtered);
     m.second = std::move(second);
     m.width = width;
@@ -214,6 +228,36 @@ const std::optional<cuda::ChannelHistograms>& CudaStage::histogram() const { ret
 VkDeviceSize CudaStage::pitch() const { return impl_->pitch; }
 VkDeviceSize CudaStage::size() const { return impl_->source.size(); }
 VkSemaphore CudaStage::timeline() const { return impl_->timeline.semaphore(); }
+const std::string& CudaStage::source_image_status() const { return impl_->source_image_status; }
+
+void CudaStage::record_source_image_update(VkCommandBuffer cmd) const {
+    const Impl& m = *impl_;
+    if (!m.source_image) return;
+    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.image = m.source_image.image();
+    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;  // every texel is rewritten
+    b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &b);
+    VkBufferImageCopy region{};
+    region.bufferRowLength = static_cast<std::uint32_t>(m.pitch / 4);  // texels per padded row
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {static_cast<std::uint32_t>(m.width), static_cast<std::uint32_t>(m.height), 1};
+    vkCmdCopyBufferToImage(cmd, m.source.buffer(), b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    // Released to CUDA (the external queue family) in GENERAL layout: CUDA reads it as an array.
+    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    b.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = 0;
+    b.srcQueueFamilyIndex = m.ctx->queue_family();
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &b);
+}
 std::uint64_t CudaStage::timeline_value() const { return impl_->timeline.current_value(); }
 const std::vector<CudaStageTiming>& CudaStage::timings() const { return impl_->timings; }
 double CudaStage::copy_gbps() const { return impl_->copy_gbps; }
@@ -283,7 +327,11 @@ std::uint64_t CudaStage::enqueue_work(const Job& job, std::string& status) {
         if (status.empty()) status = why;
     };
     auto filter = [&](cuda::Mechanism mech, const cuda::DeviceImage& to, const char* side) {
-        const cuda::Result r = cuda::launch(job.params, job.border, mech, job.policy, src, to, m.stream);
+        // The texture mechanism samples the shared optimal-tiled image in place when there is one.
+        const cuda::Result r =
+            mech == cuda::Mechanism::Texture && m.source_image
+                ? cuda::launch_texture_array(job.params, job.border, m.source_image.cuda_array(), src, to, m.stream)
+                : cuda::launch(job.params, job.border, mech, job.policy, src, to, m.stream);
         if (!r) {
             copy_source(to);
             note(std::string("CUDA ") + std::string(cuda::mechanism_info(mech).name) + " (" + side + ") not run: " + r.reason +
@@ -433,6 +481,11 @@ std::uint64_t CudaStage::latest_value() const { return 0; }
 VkDeviceSize CudaStage::pitch() const { return 0; }
 VkDeviceSize CudaStage::size() const { return 0; }
 VkSemaphore CudaStage::timeline() const { return VK_NULL_HANDLE; }
+void CudaStage::record_source_image_update(VkCommandBuffer) const {}
+const std::string& CudaStage::source_image_status() const {
+    static const std::string why = "built without CUDA";
+    return why;
+}
 std::uint64_t CudaStage::timeline_value() const { return 0; }
 std::uint64_t CudaStage::enqueue(const Job&, std::string& status) {
     status = "built without CUDA";

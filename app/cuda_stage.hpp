@@ -71,6 +71,14 @@ public:
     VkDeviceSize size() const;  // bytes of each buffer
     VkSemaphore timeline() const;
     std::uint64_t timeline_value() const;
+    // The source again as an optimal-tiled image shared as a CUDA array, which the texture
+    // mechanism samples in place (cuda::launch_texture_array). Record this after every upload
+    // into source() (with that copy made visible to transfer reads): it copies source() into the
+    // image and hands the image to CUDA. Records nothing when the image could not be made; the
+    // texture mechanism then copies the source into its own array, as outside the viewer.
+    void record_source_image_update(VkCommandBuffer cmd) const;
+    // "" when the texture mechanism samples the shared image in place, else why it copies.
+    const std::string& source_image_status() const;
 
     struct Job {
         FilterParams params;

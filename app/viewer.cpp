@@ -350,6 +350,7 @@ bool Viewer::set_image(Image image, std::string label) {
                 buffer_barrier(cmd, b, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+            if (cuda_) cuda_->record_source_image_update(cmd);  // the texture mechanism's shared image
         });
     } catch (const std::exception& e) {
         image_state_.message = "cannot show " + label + " (" + std::to_string(image.width) + " x " +
@@ -450,6 +451,10 @@ void Viewer::on_ui() {
             in.vk_driver = std::to_string(dv >> 22) + "." + std::to_string((dv >> 14) & 0xff) + " (raw " + std::to_string(dv) + ")";
             in.timeline_value = cuda_ ? cuda_->timeline_value() : 0;
             in.validation = ctx.validation_enabled();
+            if (cuda_)
+                in.texture_source = cuda_->source_image_status().empty()
+                                        ? "shared optimal-tiled image, sampled in place (no copy)"
+                                        : cuda_->source_image_status();
             ui::interop_panel(in);
         }
     };

@@ -24,9 +24,11 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "folded in software because CUDA only mirrors normalised coordinates, and its mirror has a "
      "different period at the edge. The block-linear (tiled) layout keeps 2D neighbours in the "
      "same cache lines, so vertical neighbours hit the texture cache as well as horizontal ones. "
-     "Each byte still goes through the texture pipe once per neighbour. Because the launch API "
-     "takes linear device pointers, this mechanism first copies the source into the CUDA array it "
-     "owns: one extra device-to-device read and write of the image, counted in its time."},
+     "Each byte still goes through the texture pipe once per neighbour. In the viewer the source "
+     "is also kept as a shared optimal-tiled Vulkan image, imported as a CUDA mipmapped array, and "
+     "sampled in place. apply, check and bench take linear device pointers, so there this mechanism "
+     "first copies the source into a CUDA array it owns: one extra device-to-device read and write "
+     "of the image, counted in its time."},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "
      "(TILE_H + 2R) x (TILE_W + 2R) pixels, from global into shared memory with ordinary loads "

@@ -1,6 +1,7 @@
 // Sidebar panels. Ranges shown here are the ones tl::validate accepts (cuda/filter_spec.hpp).
 #include "ui/panels.hpp"
 
+#include "interop/external_handle.hpp"
 #include "pixel_api.hpp"
 #include "stencil_api.hpp"
 #include "ui/theme.hpp"
@@ -656,8 +657,9 @@ void interop_panel(const InteropInput& in) {
         ImGui::Text("UUIDs   %s", d.uuid_match ? "match" : "DIFFER");
     }
     if (d.usable) {
-        ImGui::Text("handles OPAQUE_FD (memory, semaphore)");
+        ImGui::Text("handles %s (memory, semaphore)", interop::kHandleTypeName);
         ImGui::Text("dedicated allocation: yes");
+        ImGui::TextWrapped("texture source: %s", in.texture_source.c_str());
         ImGui::Text("timeline value %llu", static_cast<unsigned long long>(in.timeline_value));
     }
     ImGui::Text("validation %s", in.validation ? "on" : "off");

@@ -38,6 +38,7 @@ struct InteropInput {
     std::string vk_name, vk_uuid, vk_driver;
     std::uint64_t timeline_value = 0;
     bool validation = false;
+    std::string texture_source;  // how the texture mechanism gets its source (shared image or copy)
 };
 
 struct ProcessingInput {
