@@ -48,6 +48,31 @@ __global__ void __launch_bounds__(256) stencil_texture_kernel(const __grid_const
     row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(f, f(win));
 }
 
+// The two texture objects a launch picks from over `array`: unnormalised point sampling, clamp
+// (border clamp) or border addressing (border zero: the border colour is 0). On failure neither
+// is left behind.
+Result make_point_textures(cudaArray_t array, cudaTextureObject_t& clamp, cudaTextureObject_t& border) {
+    cudaResourceDesc res{};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = array;
+    clamp = border = 0;
+    for (int i = 0; i < 2; ++i) {
+        cudaTextureDesc td{};
+        const auto mode = i == 0 ? cudaAddressModeClamp : cudaAddressModeBorder;
+        td.addressMode[0] = td.addressMode[1] = mode;
+        td.filterMode = cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        td.normalizedCoords = 0;
+        if (auto e = cudaCreateTextureObject(i == 0 ? &clamp : &border, &res, &td, nullptr); e != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (clamp) cudaDestroyTextureObject(clamp);
+            clamp = border = 0;
+            return Result::fail(std::string("texture: cudaCreateTextureObject: ") + cudaGetErrorString(e));
+        }
+    }
+    return Result::success();
+}
+
 // The CUDA array and its texture objects, re-created when size, format or device changes. One per
 // process: launches from several threads serialise on the mutex (the array is the shared state).
 struct TextureCache {
@@ -79,22 +104,9 @@ struct TextureCache {
             (void)cudaGetLastError();
             return Result::fail(std::string("texture: cudaMallocArray: ") + cudaGetErrorString(e));
         }
-        cudaResourceDesc res{};
-        res.resType = cudaResourceTypeArray;
-        res.res.array.array = array;
-        for (int i = 0; i < 2; ++i) {
-            cudaTextureDesc td{};
-            const auto mode = i == 0 ? cudaAddressModeClamp : cudaAddressModeBorder;  // border colour is 0
-            td.addressMode[0] = td.addressMode[1] = mode;
-            td.filterMode = cudaFilterModePoint;
-            td.readMode = cudaReadModeElementType;
-            td.normalizedCoords = 0;
-            if (auto e = cudaCreateTextureObject(i == 0 ? &tex_clamp : &tex_border, &res, &td, nullptr);
-                e != cudaSuccess) {
-                (void)cudaGetLastError();
-                release();
-                return Result::fail(std::string("texture: cudaCreateTextureObject: ") + cudaGetErrorString(e));
-            }
+        if (auto r = make_point_textures(array, tex_clamp, tex_border); !r) {
+            release();
+            return r;
         }
         w = width;
         h = height;
@@ -169,24 +181,11 @@ Result launch_texture_on_array(const LaunchArgs& a, const void* cuda_array) {
     std::lock_guard lock(t.mutex);
     auto it = std::find_if(t.entries.begin(), t.entries.end(), [&](const auto& e) { return e.array == cuda_array; });
     if (it == t.entries.end()) {
-        cudaResourceDesc res{};
-        res.resType = cudaResourceTypeArray;
-        res.res.array.array = static_cast<cudaArray_t>(const_cast<void*>(cuda_array));
         ArrayTextures::Entry e{cuda_array, 0, 0};
-        for (int i = 0; i < 2; ++i) {
-            cudaTextureDesc td{};
-            const auto mode = i == 0 ? cudaAddressModeClamp : cudaAddressModeBorder;  // border colour is 0
-            td.addressMode[0] = td.addressMode[1] = mode;
-            td.filterMode = cudaFilterModePoint;
-            td.readMode = cudaReadModeElementType;
-            if (auto err = cudaCreateTextureObject(i == 0 ? &e.tex_clamp : &e.tex_border, &res, &td, nullptr);
-                err != cudaSuccess) {
-                (void)cudaGetLastError();
-                if (e.tex_clamp) cudaDestroyTextureObject(e.tex_clamp);
-                return Result::fail(std::string("texture: cudaCreateTextureObject on the caller's array: ") +
-                                    cudaGetErrorString(err));
-            }
-        }
+        if (auto r = make_point_textures(static_cast<cudaArray_t>(const_cast<void*>(cuda_array)), e.tex_clamp,
+                                         e.tex_border);
+            !r)
+            return Result::fail(r.reason + " (on the caller's array)");
         it = t.entries.insert(t.entries.end(), e);
     }
     return run_texture_kernel(a, a.border == Border::Zero ? it->tex_border : it->tex_clamp);

@@ -52,9 +52,8 @@ struct InteropFixture : ::testing::Test {
         }
     }
 
-    // Submits `record` on the Vulkan queue, waiting for `wait` (0: none) and signalling `signal`.
-    void submit(const std::function<void(VkCommandBuffer)>& record, const interop::Timeline& tl, std::uint64_t wait,
-                std::uint64_t signal, VkCommandPool pool, VkFence fence) {
+    // A primary command buffer from `pool`, begun for one submit.
+    VkCommandBuffer begin_one_time(VkCommandPool pool) const {
         VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         ai.commandPool = pool;
         ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -64,6 +63,13 @@ struct InteropFixture : ::testing::Test {
         VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+        return cmd;
+    }
+
+    // Submits `record` on the Vulkan queue, waiting for `wait` (0: none) and signalling `signal`.
+    void submit(const std::function<void(VkCommandBuffer)>& record, const interop::Timeline& tl, std::uint64_t wait,
+                std::uint64_t signal, VkCommandPool pool, VkFence fence) {
+        VkCommandBuffer cmd = begin_one_time(pool);
         record(cmd);
         VK_CHECK(vkEndCommandBuffer(cmd));
         VkSemaphore sem = tl.semaphore();

@@ -175,15 +175,7 @@ TEST_F(CudaStageFixture, AlternatingOutputsWithoutAForwardWaitKeepFramesApart) {
         for (int k = 0; k < 4; ++k)
             ASSERT_EQ(cudaMemsetAsync(out.cuda_ptr(), (n % 251) + 1, bytes, stream), cudaSuccess);
         ASSERT_TRUE(timeline.cuda_signal(static_cast<std::uint64_t>(n) + 1, stream));
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = pool;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        VkCommandBuffer cmd;
-        VK_CHECK(vkAllocateCommandBuffers(ctx->device(), &ai, &cmd));
-        VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+        VkCommandBuffer cmd = begin_one_time(pool);
         const VkBufferCopy c{0, 0, bytes};
         vkCmdCopyBuffer(cmd, out.buffer(), readback[static_cast<std::size_t>(n)].handle(), 1, &c);
         VK_CHECK(vkEndCommandBuffer(cmd));

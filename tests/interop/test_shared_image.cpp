@@ -34,6 +34,20 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkIma
                          0, nullptr, 1, &b);
 }
 
+// Records: the whole of `staging` (tightly packed rows) into the image, which is then released to
+// CUDA (queue family VK_QUEUE_FAMILY_EXTERNAL) in GENERAL layout.
+void record_upload_for_cuda(VkCommandBuffer cmd, VkBuffer staging, const interop::SharedImage& image,
+                            std::uint32_t family) {
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {static_cast<std::uint32_t>(image.width()), static_cast<std::uint32_t>(image.height()), 1};
+    image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
+    vkCmdCopyBufferToImage(cmd, staging, image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, family,
+                  VK_QUEUE_FAMILY_EXTERNAL, VK_ACCESS_TRANSFER_WRITE_BIT, 0);
+}
+
 class SharedImageRoundTrip : public InteropFixture, public ::testing::WithParamInterface<std::pair<int, int>> {};
 
 TEST_P(SharedImageRoundTrip, BothWaysBitExact) {
@@ -66,13 +80,8 @@ TEST_P(SharedImageRoundTrip, BothWaysBitExact) {
     region.imageExtent = {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), 1};
 
     // Vulkan -> CUDA: upload into the image, release it to CUDA, CUDA copies the array out.
-    submit([&](VkCommandBuffer cmd) {
-        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                      VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
-        vkCmdCopyBufferToImage(cmd, up.handle(), image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, family,
-                      VK_QUEUE_FAMILY_EXTERNAL, VK_ACCESS_TRANSFER_WRITE_BIT, 0);
-    }, timeline, 0, 1, pool, VK_NULL_HANDLE);
+    submit([&](VkCommandBuffer cmd) { record_upload_for_cuda(cmd, up.handle(), image, family); }, timeline, 0, 1, pool,
+           VK_NULL_HANDLE);
     std::vector<std::uint8_t> seen_by_cuda(bytes, 0xAB);
     ASSERT_TRUE(timeline.cuda_wait(1, stream));
     auto* array = static_cast<cudaArray_t>(image.cuda_array());
@@ -122,16 +131,8 @@ TEST_F(InteropFixture, TextureMechanismSamplesTheSharedImageInPlace) {
     for (VkDeviceSize i = 0; i < bytes; ++i) pixels[i] = static_cast<std::uint8_t>(rng());
     VkCommandPool pool = interop_test::make_pool(*ctx);
     const std::uint32_t family = ctx->queue_family();
-    submit([&](VkCommandBuffer cmd) {
-        VkBufferImageCopy region{};
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), 1};
-        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                      VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, 0, VK_ACCESS_TRANSFER_WRITE_BIT);
-        vkCmdCopyBufferToImage(cmd, up.handle(), image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        image_barrier(cmd, image.image(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, family,
-                      VK_QUEUE_FAMILY_EXTERNAL, VK_ACCESS_TRANSFER_WRITE_BIT, 0);
-    }, timeline, 0, 1, pool, VK_NULL_HANDLE);
+    submit([&](VkCommandBuffer cmd) { record_upload_for_cuda(cmd, up.handle(), image, family); }, timeline, 0, 1, pool,
+           VK_NULL_HANDLE);
     cudaStream_t stream;
     ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
     ASSERT_TRUE(timeline.cuda_wait(1, stream));
