@@ -14,6 +14,7 @@
 #include "vk/compute_filters.hpp"
 
 #include <cstdio>
+#include <functional>
 
 namespace tl::cmd {
 
@@ -25,9 +26,11 @@ int fail(const std::string& why) {
 }
 
 #if TILELAB_HAVE_CUDA
-// Uploads, runs the mechanism, downloads into dst. Empty on success, else the reason.
-std::string run_cuda(const FilterParams& p, Border border, cuda::Mechanism m, const cuda::Policy& policy,
-                     const Image& src, Image& dst) {
+// Uploads src, runs `launch` on the device copies (source, destination), downloads into dst (same
+// size and format). Rows are padded to 256 bytes, a multiple of the 16 that the staged
+// mechanisms need. Empty on success, else the reason.
+std::string run_on_device(const Image& src, Image& dst,
+                          const std::function<cuda::Result(const cuda::DeviceImage&, const cuda::DeviceImage&)>& launch) {
     const std::size_t row = src.pitch();
     const std::size_t pitch = round_up(row, 256);
     const auto h = static_cast<std::size_t>(src.height);
@@ -40,7 +43,7 @@ std::string run_cuda(const FilterParams& p, Border border, cuda::Mechanism m, co
     if (!err.empty()) return err;
     const cuda::DeviceImage ds{d_src.get(), pitch, src.width, src.height, src.format};
     const cuda::DeviceImage dd{d_dst.get(), pitch, src.width, src.height, src.format};
-    if (auto r = cuda::launch(p, border, m, policy, ds, dd, nullptr); !r) return r.reason;
+    if (auto r = launch(ds, dd); !r) return r.reason;
     err = cuda_error_text("cudaDeviceSynchronize", cudaDeviceSynchronize());
     if (err.empty())
         err = cuda_error_text("cudaMemcpy2D (download)",
@@ -48,27 +51,20 @@ std::string run_cuda(const FilterParams& p, Border border, cuda::Mechanism m, co
     return err;
 }
 
-// The op chain on the GPU: upload, launch_pixel_ops, download into dst (same size and format).
+// The stencil on the GPU with one mechanism.
+std::string run_cuda(const FilterParams& p, Border border, cuda::Mechanism m, const cuda::Policy& policy,
+                     const Image& src, Image& dst) {
+    return run_on_device(src, dst, [&](const cuda::DeviceImage& ds, const cuda::DeviceImage& dd) {
+        return cuda::launch(p, border, m, policy, ds, dd, nullptr);
+    });
+}
+
+// The op chain on the GPU with one per-pixel mechanism.
 std::string run_cuda_pixel(const std::vector<PixelOp>& ops, cuda::PixelMechanism m, const cuda::PixelPolicy& policy,
                            const Image& src, Image& dst) {
-    const std::size_t row = src.pitch();
-    const std::size_t pitch = round_up(row, 256);  // a multiple of 16, as vector/ldgsts/bulk need
-    const auto h = static_cast<std::size_t>(src.height);
-    DeviceBuffer d_src, d_dst;
-    std::string err = d_src.allocate(pitch * h);
-    if (err.empty()) err = d_dst.allocate(pitch * h);
-    if (err.empty())
-        err = cuda_error_text("cudaMemcpy2D (upload)",
-                              cudaMemcpy2D(d_src.get(), pitch, src.bytes.data(), row, row, h, cudaMemcpyHostToDevice));
-    if (!err.empty()) return err;
-    const cuda::DeviceImage ds{d_src.get(), pitch, src.width, src.height, src.format};
-    const cuda::DeviceImage dd{d_dst.get(), pitch, src.width, src.height, src.format};
-    if (auto r = cuda::launch_pixel_ops(ops, m, policy, ds, dd, nullptr); !r) return r.reason;
-    err = cuda_error_text("cudaDeviceSynchronize", cudaDeviceSynchronize());
-    if (err.empty())
-        err = cuda_error_text("cudaMemcpy2D (download)",
-                              cudaMemcpy2D(dst.bytes.data(), row, d_dst.get(), pitch, row, h, cudaMemcpyDeviceToHost));
-    return err;
+    return run_on_device(src, dst, [&](const cuda::DeviceImage& ds, const cuda::DeviceImage& dd) {
+        return cuda::launch_pixel_ops(ops, m, policy, ds, dd, nullptr);
+    });
 }
 #endif
 

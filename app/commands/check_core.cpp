@@ -115,9 +115,26 @@ double float_tolerance(const Image& ref) {
     return 1e-4 * double(m);  // 1e-4 relative to the largest value (Sobel reaches ~5.7)
 }
 
-constexpr std::uint8_t kPoison = 0xCD;
-
 } // namespace
+
+OutputVerdict judge_output(const std::uint8_t* got, std::size_t pitch, const Image& want, double tolerance,
+                           const std::string& tolerance_name) {
+    const ImageDiff d = compare_images(ConstImageView(got, pitch, want.width, want.height, want.format), want.view(),
+                                       tolerance);
+    OutputVerdict v;
+    v.max_diff = d.max_abs;
+    if (d.pixels_over > 0) {
+        v.failure = std::to_string(d.pixels_over) + " pixels over " + tolerance_name + ", worst at (" +
+                    std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
+        return v;
+    }
+    const std::size_t row_bytes = static_cast<std::size_t>(want.width) * bytes_per_pixel(want.format);
+    long long pad_hits = 0;
+    for (std::size_t y = 0; y < static_cast<std::size_t>(want.height); ++y)
+        for (std::size_t b = row_bytes; b < pitch; ++b) pad_hits += got[y * pitch + b] != kCheckPoison;
+    if (pad_hits > 0) v.failure = std::to_string(pad_hits) + " bytes written past the end of a row";
+    return v;
+}
 
 CheckSummary run_check_matrix(const CheckConfig& config, const std::function<void(const CheckRow&)>& on_row) {
     CheckSummary sum;
@@ -202,7 +219,7 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                             emit(row);
                             continue;
                         }
-                        cudaMemsetAsync(d_dst.get(), kPoison, d_dst.size(), stream);
+                        cudaMemsetAsync(d_dst.get(), kCheckPoison, d_dst.size(), stream);
                         auto res = chain ? cuda::launch_fused(cs.params, border, m, config.policy, chain->ops, dsrc,
                                                               ddst, stream)
                                          : cuda::launch(cs.params, border, m, config.policy, dsrc, ddst, stream);
@@ -228,20 +245,11 @@ CheckSummary run_check_matrix(const CheckConfig& config, const std::function<voi
                             emit(row);
                             continue;
                         }
-                        const ConstImageView got(got_padded.data(), dst_pitch, w, h, fmt);
-                        const ImageDiff d = compare_images(got, want.view(), tol);
-                        row.max_diff = d.max_abs;
-                        long long pad_hits = 0;
-                        for (int y = 0; y < h; ++y)
-                            for (std::size_t b = row_bytes; b < dst_pitch; ++b)
-                                pad_hits += got_padded[static_cast<std::size_t>(y) * dst_pitch + b] != kPoison;
-                        if (d.pixels_over > 0) {
+                        const OutputVerdict v = judge_output(got_padded.data(), dst_pitch, want, tol, "tolerance");
+                        row.max_diff = v.max_diff;
+                        if (!v.failure.empty()) {
                             row.status = CheckStatus::Fail;
-                            row.detail = std::to_string(d.pixels_over) + " pixels over tolerance, worst at (" +
-                                         std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
-                        } else if (pad_hits > 0) {
-                            row.status = CheckStatus::Fail;
-                            row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
+                            row.detail = v.failure;
                         }
                         emit(row);
                         }

@@ -3,9 +3,12 @@
 #pragma once
 
 #include "filter_spec.hpp"
+#include "image.hpp"
 #include "pixel_ops.hpp"
 #include "stencil_api.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -73,6 +76,20 @@ struct CheckSummary {
     std::string fatal;  // set when the matrix could not run at all (no CUDA device, out of memory)
     bool ok() const { return fatal.empty() && fail == 0; }
 };
+
+// The byte every check writes over an output buffer before its run, so that an unwritten pixel
+// or a write into a row's padding shows.
+inline constexpr std::uint8_t kCheckPoison = 0xCD;
+
+// Verdict on one downloaded output: `got` holds want's size and format in rows of `pitch` bytes
+// whose padding was poisoned with kCheckPoison. Fails when a pixel is further than `tolerance`
+// from `want` (the detail names `tolerance_name`), else when a padding byte was written.
+struct OutputVerdict {
+    double max_diff = 0.0;
+    std::string failure;  // empty when the output passes
+};
+OutputVerdict judge_output(const std::uint8_t* got, std::size_t pitch, const Image& want, double tolerance,
+                           const std::string& tolerance_name);
 
 // Runs the matrix; on_row (may be empty) sees every row as it completes.
 CheckSummary run_check_matrix(const CheckConfig& config, const std::function<void(const CheckRow&)>& on_row);

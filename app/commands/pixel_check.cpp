@@ -28,8 +28,6 @@ PixelCheckConfig default_pixel_check_config() {
 
 namespace {
 
-constexpr std::uint8_t kPoison = 0xCD;
-
 Image random_rgba8(int w, int h, std::uint32_t seed) {
     Image img(w, h, PixelFormat::RGBA8);
     std::mt19937 rng(seed);
@@ -120,7 +118,7 @@ CheckSummary run_pixel_check_matrix(const PixelCheckConfig& config,
                         continue;
                     }
                     std::string e2 = cuda_error_text("cudaMemsetAsync (poison)",
-                                                     cudaMemsetAsync(out_buf.get(), kPoison, out_buf.size(), stream));
+                                                     cudaMemsetAsync(out_buf.get(), kCheckPoison, out_buf.size(), stream));
                     // In place: the source is copied into the poisoned destination (rows only, so
                     // the pitch padding stays poisoned and a write past a row still shows).
                     if (e2.empty() && layout == PixelLayout::InPlace)
@@ -145,20 +143,11 @@ CheckSummary run_pixel_check_matrix(const PixelCheckConfig& config,
                         emit(row);
                         continue;
                     }
-                    const ConstImageView got(got_padded.data(), out.pitch, w, h, PixelFormat::RGBA8);
-                    const ImageDiff d = compare_images(got, ref.view(), 1.0);
-                    row.max_diff = d.max_abs;
-                    long long pad_hits = 0;
-                    for (std::size_t y = 0; y < rows; ++y)
-                        for (std::size_t b = row_bytes; b < out.pitch; ++b)
-                            pad_hits += got_padded[y * out.pitch + b] != kPoison;
-                    if (d.pixels_over > 0) {
+                    const OutputVerdict v = judge_output(got_padded.data(), out.pitch, ref, 1.0, "1 LSB");
+                    row.max_diff = v.max_diff;
+                    if (!v.failure.empty()) {
                         row.status = CheckStatus::Fail;
-                        row.detail = std::to_string(d.pixels_over) + " pixels over 1 LSB, worst at (" +
-                                     std::to_string(d.worst_x) + "," + std::to_string(d.worst_y) + ")";
-                    } else if (pad_hits > 0) {
-                        row.status = CheckStatus::Fail;
-                        row.detail = std::to_string(pad_hits) + " bytes written past the end of a row";
+                        row.detail = v.failure;
                     }
                     emit(row);
                 }
