@@ -1,6 +1,7 @@
 // The stencil host API in a CUDA build: device status, capability checks and the validated
 // launch that dispatches to one launcher per mechanism (kLaunchers).
 #include "mechanisms.hpp"
+#include "tile_planner.hpp"  // max_tma_tile_w: the TMA family's radius limit, checked before launch
 #include "pixel/pixel_params.hpp"  // build_ops_block: the chain as the fused kernels read it
 
 #include <array>
@@ -84,7 +85,7 @@ Result cuda_status() {
 
 namespace {
 
-Result check_capability(Mechanism m, const FilterParams& params, PixelFormat, const Policy& policy) {
+Result check_capability(Mechanism m, const FilterParams& params, PixelFormat format, const Policy& policy) {
     if (auto st = cuda_status(); !st) return st;
     if (auto why = validate(params); !why.empty()) return Result::fail(why);
     const auto& info = mechanism_info(m);
@@ -97,6 +98,18 @@ Result check_capability(Mechanism m, const FilterParams& params, PixelFormat, co
         return Result::fail("pipeline stages " + std::to_string(policy.stages) + " is out of range: valid 1..4");
     if (m == Mechanism::Cluster && (policy.cluster_size < 1 || policy.cluster_size > 8))
         return Result::fail("cluster size " + std::to_string(policy.cluster_size) + " is out of range: valid 1..8");
+    if (m == Mechanism::Tma || m == Mechanism::TmaWs || m == Mechanism::Cluster) {
+        // The TMA family loads a tile row plus both halos as one box row of at most 256 elements;
+        // separable filters tile in runs of 8 pixels, the others in 4 (fit_tile_w in the launchers).
+        // Said here so that the UI greys the row out instead of the launch failing.
+        const int radius = filter_radius(params);
+        const int multiple = params.kind == FilterKind::Box || params.kind == FilterKind::Gaussian ? 8 : 4;
+        if (max_tma_tile_w(format, radius) < multiple)
+            return Result::fail(std::string(info.name) + ": radius " + std::to_string(radius) +
+                                " leaves no room for a tile in one TMA box row (" +
+                                std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(format).elements_per_pixel)) +
+                                " pixels for " + std::string(to_string(format)) + ")");
+    }
     return Result::success();
 }
 

@@ -166,3 +166,17 @@ TEST_F(BadInput, TooManyStagesForSharedMemoryIsAReasonNotACrash) {
 }
 
 } // namespace
+
+// The TMA family's radius limit (a tile row plus both halos in one 256-element box row) is known
+// before launch, so the UI and `check` can grey the row out: RGBA32F has 4 elements per pixel.
+TEST_F(BadInput, TmaRadiusLimitIsKnownBeforeLaunch) {
+    tl::cuda::Policy policy;
+    for (Mechanism m : {Mechanism::Tma, Mechanism::TmaWs, Mechanism::Cluster}) {
+        const auto refused = tl::cuda::can_run(m, box(32), tl::PixelFormat::RGBA32F, policy);
+        if (!refused && refused.reason.find("compute capability") != std::string::npos) GTEST_SKIP() << refused.reason;
+        EXPECT_FALSE(refused) << "box r=32 on rgba32f fits no TMA box row";
+        EXPECT_NE(refused.reason.find("TMA box row"), std::string::npos) << refused.reason;
+        EXPECT_TRUE(tl::cuda::can_run(m, box(28), tl::PixelFormat::RGBA32F, policy)) << "r=28 leaves an 8-pixel tile";
+        EXPECT_TRUE(tl::cuda::can_run(m, box(32), tl::PixelFormat::RGBA8, policy)) << "rgba8 has one element per pixel";
+    }
+}
