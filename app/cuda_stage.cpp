@@ -330,7 +330,8 @@ std::uint64_t CudaStage::enqueue_work(const Job& job, std::string& status) {
         // The texture mechanism samples the shared optimal-tiled image in place when there is one.
         const cuda::Result r =
             mech == cuda::Mechanism::Texture && m.source_image
-                ? cuda::launch_texture_array(job.params, job.border, m.source_image.cuda_array(), src, to, m.stream)
+                ? cuda::launch_texture_array(job.params, job.border, m.source_image.cuda_array(), src, to, m.stream,
+                                             job.policy)
                 : cuda::launch(job.params, job.border, mech, job.policy, src, to, m.stream);
         if (!r) {
             copy_source(to);

@@ -21,7 +21,8 @@ Result launch_fused(const FilterParams&, Border, Mechanism, const Policy&, std::
     return unavailable();
 }
 
-Result launch_texture_array(const FilterParams&, Border, const void*, const DeviceImage&, const DeviceImage&, void*) {
+Result launch_texture_array(const FilterParams&, Border, const void*, const DeviceImage&, const DeviceImage&, void*,
+                            const Policy&) {
     return unavailable();
 }
 

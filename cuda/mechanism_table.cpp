@@ -16,7 +16,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "crosses DRAM about once (L2 keeps the rows the block works on), but it crosses the L2->SM "
      "path and the load unit up to (2R+1)^2 times, once per neighbour that needs it, and every "
      "load carries its own border test. Cheap for 3x3 filters, where the caches absorb the reuse; "
-     "load-instruction bound for wide windows. Needs nothing from the GPU (CC 5.0)."},
+     "load-instruction bound for wide windows. Needs nothing from the GPU (CC 5.0).",
+     {.block = true}},
     {Mechanism::Texture, "texture", "Texture object", 5, 0, "",
      "The source lives in a CUDA array (the layout an optimal-tiled Vulkan image has when it is "
      "shared with CUDA) and is read through a texture object. The texture unit does the border "
@@ -28,7 +29,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "is also kept as a shared optimal-tiled Vulkan image, imported as a CUDA mipmapped array, and "
      "sampled in place. apply, check and bench take linear device pointers, so there this mechanism "
      "first copies the source into a CUDA array it owns: one extra device-to-device read and write "
-     "of the image, counted in its time."},
+     "of the image, counted in its time.",
+     {.block = true}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "
      "(TILE_H + 2R) x (TILE_W + 2R) pixels, from global into shared memory with ordinary loads "
@@ -38,7 +40,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "Box and Gaussian are computed separably inside the tile (row sums into shared memory, then "
      "a sliding column sum), so their cost stays near a copy's even for radius 16. The cost: "
      "registers and threads stall while the loads are in flight, and the load->store through "
-     "registers is an instruction per 4 or 16 bytes."},
+     "registers is an instruction per 4 or 16 bytes.",
+     {.block = true}},
     {Mechanism::Ldgsts, "ldgsts", "LDGSTS async copy", 8, 0, "LDGSTS",
      "Ampere's asynchronous copy (cp.async, SASS LDGSTS) moves 16-byte chunks straight from "
      "global into shared memory without passing through registers; the thread only issues the "
@@ -48,7 +51,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "16-byte aligned addresses: the tile's x start is aligned down to 4 pixels and a slightly "
      "wider span is loaded; pixels whose source lies outside the image are filled afterwards by "
      "the border rule with plain loads. Each byte crosses DRAM and L2 once (plus the halo), and "
-     "the copy costs one instruction per 16 bytes with no register traffic."},
+     "the copy costs one instruction per 16 bytes with no register traffic.",
+     {.block = true, .stages = true}},
     {Mechanism::Tma, "tma", "TMA tile", 9, 0, "UTMALDG",
      "Hopper's Tensor Memory Accelerator copies a whole 2D box of the image to shared memory from "
      "one instruction (UTMALDG) issued by a single thread, described by a tensor map made on the "
@@ -56,14 +60,19 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "generation, bounds checks and the zero fill of out-of-bounds parts are done by the copy "
      "engine, not by threads. Each byte crosses DRAM and L2 once (plus the halo). TMA only "
      "fills with zeros, so clamp and mirror borders need a fix-up pass over edge tiles; boxes are "
-     "at most 256 per dimension and their inner extent a multiple of 16 bytes."},
+     "at most 256 per dimension and their inner extent a multiple of 16 bytes. Gaussian on RGBA8 "
+     "(radius up to 12) runs its two 1D passes as band-matrix products on the tensor cores "
+     "(mma.sync, HMMA in SASS): bytes become fp16 exactly and sums stay fp32, within a third of "
+     "a level of the reference.",
+     {.tile = true, .stages = true, .tma_store = true}},
     {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
      "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "
      "a ring of `stages` shared buffers and waits for slots to be released; consumer warps only "
      "wait on the full barriers, compute and release the slot. Loads of later tiles overlap the "
      "math of the current one without the consumers spending a single instruction on address "
      "arithmetic. Each byte crosses DRAM and L2 once (plus the halo); the price is a warp that "
-     "does no math and the barrier traffic per stage."},
+     "does no math and the barrier traffic per stage.",
+     {.tile = true, .stages = true}},
     {Mechanism::Cluster, "cluster", "Thread-block cluster", 9, 0, "UCGABAR_ARV",
      "Hopper thread-block clusters: the CTAs of a cluster (stacked along y) run at the same time "
      "on neighbouring SMs and can read each other's shared memory (distributed shared memory). "
@@ -71,7 +80,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "already holds are read from that CTA's shared memory over the SM-to-SM network instead of "
      "being fetched again from L2, so halo bytes cross L2 once per cluster rather than once per "
      "block. The CTAs meet at a cluster barrier (SASS UCGABAR_ARV / UCGABAR_WAIT) before reading "
-     "a neighbour's tile and again before any of them may exit: that wait is the price of sharing."},
+     "a neighbour's tile and again before any of them may exit: that wait is the price of sharing.",
+     {.tile = true, .cluster_size = true}},
 }};
 
 } // namespace

@@ -16,16 +16,26 @@ namespace tl::cuda {
 // One value per way of moving a tile from global to shared memory.
 enum class Mechanism { Global, Texture, Smem, Ldgsts, Tma, TmaWs, Cluster };
 
-// Tunables a mechanism may use; each mechanism documents which it reads.
+// Tunables a mechanism may use; MechanismInfo::knobs says which ones each mechanism reads.
 struct Policy {
-    int block_x = 32;     // threads per block in x
+    int block_x = 32;     // threads per block in x (block_x * block_y <= 256)
     int block_y = 8;      // threads per block in y
     int tile_w = 64;      // output tile width in pixels
     int tile_h = 32;      // output tile height in pixels
     int stages = 2;       // pipeline depth for ldgsts / tma / tma_ws (1..4)
     bool tma_store = false;  // tma: write the output tile with a TMA store
     int cluster_size = 2;    // cluster: CTAs per cluster (along y)
-    bool gaussian_fused = false;  // Gaussian: single-pass 2D instead of two separable passes
+};
+
+// The Policy fields one mechanism reads; the UI offers only these, so no control does nothing.
+// smem and ldgsts size their tile themselves (the largest that fits shared memory, see
+// plan_tile) and the TMA family fixes its block to the work of one tile.
+struct PolicyKnobs {
+    bool block = false;         // block_x, block_y
+    bool tile = false;          // tile_w, tile_h
+    bool stages = false;
+    bool tma_store = false;
+    bool cluster_size = false;
 };
 
 // A device-side image: pointer in device memory (or a CUDA array for Texture, see launch()).
@@ -54,6 +64,7 @@ struct MechanismInfo {
     int min_cc_major, min_cc_minor;
     std::string_view instruction;  // the SASS instruction this mechanism is built on ("LDGSTS", "UTMALDG", ...); empty for none
     std::string_view explanation;  // a paragraph for the explain panel: what moves the bytes and what it costs
+    PolicyKnobs knobs;             // the Policy fields it reads
 };
 
 std::span<const MechanismInfo> mechanism_infos();
@@ -87,7 +98,7 @@ Result launch_fused(const FilterParams& params, Border border, Mechanism m, cons
 // format. Texture objects made for the array are kept until forget_texture_array(cuda_array),
 // which the owner calls before freeing the array.
 Result launch_texture_array(const FilterParams& params, Border border, const void* cuda_array,
-                            const DeviceImage& source, const DeviceImage& dst, void* stream);
+                            const DeviceImage& source, const DeviceImage& dst, void* stream, const Policy& policy = {});
 void forget_texture_array(const void* cuda_array);
 
 } // namespace tl::cuda

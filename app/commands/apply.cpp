@@ -119,7 +119,6 @@ int run_apply(const ApplyOptions& o) {
     // Refuse an unusable GPU path before reading the image, so the reason comes first.
     cuda::Policy policy;
     policy.stages = o.stages;
-    policy.gaussian_fused = o.gaussian_fused;
     if (with_filter && mech)
         if (auto r = cuda::can_run(*mech, *params, *format, policy); !r) return fail(r.reason);
     if (pixel->mechanism)

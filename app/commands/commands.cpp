@@ -98,7 +98,6 @@ Commands::Commands(CLI::App& app) {
     apply_->add_option("--border", a.border, "clamp, zero or mirror");
     apply_->add_option("--format", a.format, "Working format: rgba8 or rgba32f");
     apply_->add_option("--stages", a.stages, "Pipeline depth for ldgsts/tma (1..4)");
-    apply_->add_flag("--gaussian-fused", a.gaussian_fused, "Gaussian as one 2D pass instead of separable");
     apply_->add_option("--op", a.ops,
                        "Per-pixel op after the filter, repeatable, in order: name[:a[:b[:c]]], e.g. "
                        "--op gamma:2.2 --op levels:0.1:0.9:1.2 --op invert");

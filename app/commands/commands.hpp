@@ -30,7 +30,6 @@ struct ApplyOptions {
     std::string border = "clamp";
     std::string format = "rgba8";
     int stages = 2;
-    bool gaussian_fused = false;
     bool filter_given = false;           // --filter was on the command line (else: ops alone, or an error)
     std::vector<std::string> ops;        // --op name[:a[:b[:c]]], applied in order after the filter
     std::string pixel_mechanism = "cpu"; // cpu (reference) or a pixel mechanism; reads --stages

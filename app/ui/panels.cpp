@@ -609,22 +609,36 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
         wrapped_colored(Colors::muted, std::string(m.explanation));
         ImGui::Separator();
         ImGui::TextUnformatted("Policy");
+        // Only the fields this mechanism reads: a control that changes nothing would mislead.
         bool changed = false;
         const float w = ImGui::GetFontSize() * 6.0f;
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::InputInt("block x", &s.policy.block_x, 32);
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::InputInt("block y", &s.policy.block_y, 1);
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::InputInt("tile w", &s.policy.tile_w, 16);
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::InputInt("tile h", &s.policy.tile_h, 8);
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::SliderInt("stages", &s.policy.stages, 1, 4);
-        changed |= ImGui::Checkbox("TMA store", &s.policy.tma_store);
-        ImGui::SetNextItemWidth(w);
-        changed |= ImGui::SliderInt("cluster size", &s.policy.cluster_size, 1, 8);
-        changed |= ImGui::Checkbox("Gaussian fused (single 2D pass)", &s.policy.gaussian_fused);
+        if (m.knobs.block) {
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::InputInt("block x", &s.policy.block_x, 32);
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::InputInt("block y", &s.policy.block_y, 1);
+        }
+        if (m.knobs.tile) {
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::InputInt("tile w", &s.policy.tile_w, 16);
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::InputInt("tile h", &s.policy.tile_h, 8);
+        }
+        if (m.knobs.stages) {
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::SliderInt("stages", &s.policy.stages, 1, 4);
+        }
+        if (m.knobs.tma_store) changed |= ImGui::Checkbox("TMA store", &s.policy.tma_store);
+        if (m.knobs.cluster_size) {
+            ImGui::SetNextItemWidth(w);
+            changed |= ImGui::SliderInt("cluster size", &s.policy.cluster_size, 1, 8);
+        }
+        if (!m.knobs.tile)
+            ImGui::TextDisabled("tile: %s", m.knobs.block ? (m.mechanism == cuda::Mechanism::Smem ||
+                                                             m.mechanism == cuda::Mechanism::Ldgsts
+                                                                 ? "the largest that fits shared memory"
+                                                                 : "one pixel per thread")
+                                                          : "fixed");
         // Keep the values in the ranges a launch can take; can_run says what else it refuses.
         s.policy.block_x = std::clamp(s.policy.block_x, 1, 1024);
         s.policy.block_y = std::clamp(s.policy.block_y, 1, 1024);

@@ -31,8 +31,8 @@ Result launch_global(const LaunchArgs& a) {
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
           return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
             using Filter = std::decay_t<decltype(filter)>;
-            const dim3 block(32, 8);
-            const dim3 grid((a.src.width + 31) / 32, (a.src.height + 7) / 8);
+            const dim3 block(a.policy.block_x, a.policy.block_y);
+            const dim3 grid((a.src.width + block.x - 1) / block.x, (a.src.height + block.y - 1) / block.y);
             stencil_global_kernel<Filter, Pixel><<<grid, block, 0, a.stream>>>(
                 filter, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_global_kernel");

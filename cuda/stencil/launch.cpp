@@ -96,6 +96,11 @@ Result check_capability(Mechanism m, const FilterParams& params, PixelFormat for
                             detail::cc_text(p.major, p.minor));
     if (policy.stages < 1 || policy.stages > 4)
         return Result::fail("pipeline stages " + std::to_string(policy.stages) + " is out of range: valid 1..4");
+    if (info.knobs.block && (policy.block_x < 1 || policy.block_y < 1 || policy.block_x > 256 || policy.block_y > 256 ||
+                             policy.block_x * policy.block_y > 256))
+        return Result::fail(std::string(info.name) + " blocks are compiled for at most 256 threads: block " +
+                            std::to_string(policy.block_x) + "x" + std::to_string(policy.block_y) + " has " +
+                            std::to_string(std::int64_t(policy.block_x) * policy.block_y));
     if (m == Mechanism::Cluster && (policy.cluster_size < 1 || policy.cluster_size > 8))
         return Result::fail("cluster size " + std::to_string(policy.cluster_size) + " is out of range: valid 1..8");
     if (m == Mechanism::Tma || m == Mechanism::TmaWs || m == Mechanism::Cluster) {
@@ -202,7 +207,7 @@ Result launch_fused(const FilterParams& params, Border border, Mechanism m, cons
 }
 
 Result launch_texture_array(const FilterParams& params, Border border, const void* cuda_array,
-                            const DeviceImage& source, const DeviceImage& dst, void* stream) {
+                            const DeviceImage& source, const DeviceImage& dst, void* stream, const Policy& policy) {
     if (cuda_array == nullptr) return Result::fail("source CUDA array is null");
     // The source is checked as an image without a pointer: its size and format are what count.
     DeviceImage described = source;
@@ -214,7 +219,6 @@ Result launch_texture_array(const FilterParams& params, Border border, const voi
         return Result::fail("source and destination differ in size or format");
     if (border != Border::Clamp && border != Border::Zero && border != Border::Mirror)
         return Result::fail("border mode " + std::to_string(static_cast<int>(border)) + " is unknown");
-    const Policy policy;
     if (auto r = check_capability(Mechanism::Texture, params, source.format, policy); !r) return r;
     (void)cudaGetLastError();
     const detail::LaunchArgs args{params, border, policy, described, dst, static_cast<cudaStream_t>(stream), nullptr};

@@ -126,14 +126,16 @@ Result launch_ldgsts(const LaunchArgs& a) {
             // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
             if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+            const dim3 block(a.policy.block_x, a.policy.block_y);
             int per_sm = 0;
-            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem) != cudaSuccess || per_sm < 1) {
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block.x * block.y), smem) != cudaSuccess ||
+                per_sm < 1) {
                 (void)cudaGetLastError();
                 per_sm = 1;
             }
             const int grid = std::min(g.tiles_total, prop.multiProcessorCount * per_sm);
-            kernel<<<grid, dim3(32, 8), smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data, a.src.pitch,
-                                                          a.dst.data, a.dst.pitch, a.src.width, a.src.height, a.border);
+            kernel<<<grid, block, smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data, a.src.pitch, a.dst.data,
+                                                    a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_ldgsts_kernel");
            });
           });

@@ -133,8 +133,8 @@ Result run_texture_kernel(const LaunchArgs& a, cudaTextureObject_t tex) {
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
           return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
             using Filter = std::decay_t<decltype(filter)>;
-            const dim3 block(32, 8);
-            const dim3 grid((a.src.width + 31) / 32, (a.src.height + 7) / 8);
+            const dim3 block(a.policy.block_x, a.policy.block_y);
+            const dim3 grid((a.src.width + block.x - 1) / block.x, (a.src.height + block.y - 1) / block.y);
             stencil_texture_kernel<Filter, Pixel><<<grid, block, 0, a.stream>>>(filter, tex, a.dst.data, a.dst.pitch,
                                                                                 a.src.width, a.src.height, mirror);
             return launch_error("stencil_texture_kernel");

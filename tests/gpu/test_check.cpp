@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <utility>
 
 namespace {
 
@@ -50,6 +52,23 @@ TEST_P(CheckMatrix, PipelineDepthsMatchReference) {
     for (int stages = 1; stages <= 4; ++stages) {
         cfg.policy.stages = stages;
         SCOPED_TRACE("stages " + std::to_string(stages));
+        run_matrix(cfg);
+    }
+}
+
+// Mechanisms that read the block shape (MechanismInfo::knobs) stay correct for shapes other than
+// the default 32x8: narrow, wide, tall and a partial warp.
+TEST_P(CheckMatrix, BlockShapesMatchReference) {
+    if (!tl::cuda::mechanism_info(GetParam()).knobs.block) GTEST_SKIP() << "this mechanism does not read the block shape";
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{17, 9}, {129, 65}};
+    cfg.mechanisms = {GetParam()};
+    cfg.formats = {tl::PixelFormat::RGBA8};
+    cfg.borders = {tl::Border::Clamp, tl::Border::Mirror};
+    for (const auto& [bx, by] : {std::pair{16, 16}, std::pair{64, 2}, std::pair{256, 1}, std::pair{8, 4}, std::pair{1, 200}}) {
+        cfg.policy.block_x = bx;
+        cfg.policy.block_y = by;
+        SCOPED_TRACE("block " + std::to_string(bx) + "x" + std::to_string(by));
         run_matrix(cfg);
     }
 }
