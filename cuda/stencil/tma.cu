@@ -10,6 +10,7 @@
 //              every thread: 4 adjacent outputs per work item from the shared box
 //              sync; thread 0 refills stage k % S with tile k + S (overlaps the next compute)
 #include "tma_common.cuh"
+#include "tma_box_stream.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -220,6 +221,8 @@ Result tma_probe_box(const DeviceImage& src, int x, int y, int box_w, int box_h,
 Result launch_tma(const LaunchArgs& a) {
     HopperDevice dev;
     if (Result r = query_hopper("tma", &dev); !r) return r;
+    // Box on RGBA8: the column-streaming running-sum kernel (tma_box_stream.cu) where it applies.
+    if (std::optional<Result> r = launch_tma_box_stream(a, dev)) return *r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
         // Box and user kernels of radius 1 run as their compile-time-radius twins (register
