@@ -298,7 +298,7 @@ std::uint64_t CudaStage::enqueue_work(const Job& job, std::string& status) {
     }
     cudaGetLastError();  // cudaErrorNotReady is not an error to keep
 
-    const int out = 1 - m.latest;
+    const int out = (m.latest + 1) % kOutputs;  // the output no frame in flight reads
     Impl::Record& rec = m.ring[m.next % kRing];
     // A record still outstanding after kRing frames is dropped (re-recorded) rather than waited for.
     rec.used = {};

@@ -54,8 +54,9 @@ public:
     CudaStage(const CudaStage&) = delete;
     CudaStage& operator=(const CudaStage&) = delete;
 
-    // Output buffers: each run writes the one the previous run did not, so the frame still in
-    // flight (which shows the previous run's output) never reads a buffer being written.
+    // Output buffers, written in turn: a run writes the one the oldest of the last kOutputs runs
+    // wrote, so with at most kOutputs frames in flight (the app's kFramesInFlight) the frames still
+    // running (which show the previous runs' outputs) never read a buffer being written.
     static constexpr int kOutputs = 2;
 
     // (Re)allocates the shared buffers for a width x height RGBA8 image, new ones before the old

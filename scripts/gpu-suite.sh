@@ -38,7 +38,7 @@ run npp_peer bash "$here/scripts/build-npp-peer.sh" "$(dirname "$app")"
 run bench "$app" bench --size 4k --json "$out/bench.json" --pixel --pixel-json "$out/bench_pixel.json"
 run bench8k "$app" bench --size 8k --filters box,sobel --mechanisms tma --pixel --json "$out/bench8k.json" \
   --pixel-json "$out/bench8k_pixel.json"
-run overhead bash "$here/tests/interop/interop_overhead.sh" "$app" 300 "$out/overhead"
+run overhead bash "$here/tests/interop/interop_overhead.sh" "$app" 300 "$out/overhead" "$build/tests/interop/tilelab_interop_tests"
 run shot "$app" --headless --frames 60 --size 1920x1080 --ui-scale 1.25 --filter sobel --screenshot "$out/shot.png"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck synccheck; do
