@@ -7,6 +7,7 @@
 #include "filter_spec.hpp"
 #include "pixel/pixel_kernels.cuh"  // apply_chain and OpsBlock: the fused epilogue
 #include "stencil_api.hpp"
+#include "swar_math.hpp"  // the SWAR path's division and lane biases, checked on the host
 
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -118,6 +119,64 @@ __device__ __forceinline__ void fma_into(float4& acc, float w, float4 p) {
 }
 __device__ __forceinline__ float4 with_alpha(float4 rgb, float a) { return make_float4(rgb.x, rgb.y, rgb.z, a); }
 
+
+// ---- integer SWAR for the RGBA8 3x3 filters ---------------------------------------------------
+// Sobel, Laplacian, sharpen, emboss and box r=1 have small integer weights, so on RGBA8 they are
+// computed on the bytes in integers, two channels per 32-bit register in 16-bit lanes ("SIMD
+// within a register"): a pixel becomes rb = (R, B) and g = (G, 0), one PRMT each, and every tap
+// is one lane of an IADD3/LEA that adds both channels of a register at once. Sums are linear
+// integer arithmetic mod 2^32 on rb = R + 2^16 B, so intermediate terms may borrow across the
+// lane boundary freely; only the final value of each lane has to lie in [0, 2^16), which a
+// per-lane bias guarantees (a filter adds it once, and its finish subtracts or saturates it
+// away). The per-channel finish runs only where the filter needs it: packed 16-bit min/max
+// (VIMNMX) for the clamps, a multiply-shift for box's division, float only for Sobel's magnitude
+// and sharpen's non-integer amount. Why: the float window path spent 66-97 instructions per
+// output (H100 ncu: issue-bound at 25-41 % of DRAM peak), a byte-to-float unpack per tap channel
+// and an FFMA per tap channel; see compute_tile_swar (tma_common.cuh) for the measured effect.
+namespace swar {
+
+// rows[k][0] = (R, B) lanes, rows[k][1] = (G, 0) lanes of column k of one box row.
+using Row = std::uint32_t[6][2];
+
+__device__ __forceinline__ void unpack(std::uint32_t p, std::uint32_t (&w)[2]) {
+    w[0] = __byte_perm(p, 0u, 0x4240u);  // R, 0, B, 0
+    w[1] = __byte_perm(p, 0u, 0x4441u);  // G, 0, 0, 0
+}
+
+// `v` in both 16-bit lanes.
+constexpr std::uint32_t both(std::uint32_t v) { return v | (v << 16); }
+
+// Unsigned 16-bit lane-wise max / min (one VIMNMX each on sm_90).
+__device__ __forceinline__ std::uint32_t max2(std::uint32_t a, std::uint32_t b) { return __vmaxu2(a, b); }
+__device__ __forceinline__ std::uint32_t min2(std::uint32_t a, std::uint32_t b) { return __vminu2(a, b); }
+
+// R from byte 0 of rb, G from byte 0 of g, B from byte 2 of rb, alpha from byte 3 of the centre
+// pixel `c` (3x3 filters keep the centre's alpha).
+__device__ __forceinline__ std::uint32_t pack_low_bytes(std::uint32_t rb, std::uint32_t g, std::uint32_t c) {
+    return __byte_perm(__byte_perm(rb, g, 0x0240u), c, 0x7210u);
+}
+
+// Lane `L` of `w` minus `bias`, as a float (exact: the lane is placed in the mantissa of 2^23).
+template <int L>
+__device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
+    const std::uint32_t bits = __byte_perm(w, 0x4B000000u, L == 0 ? 0x7610u : 0x7632u);
+    return __uint_as_float(bits) - (8388608.0f + bias);
+}
+
+// Byte `B` of the pixel word `c` as a float, exact.
+template <int B>
+__device__ __forceinline__ float byte_float(std::uint32_t c) {
+    return __uint_as_float(__byte_perm(c, 0x4B000000u, 0x7440u | unsigned(B))) - 8388608.0f;
+}
+
+// The 3-tap weighted column sum top + 2 mid + bottom of both registers of column k.
+__device__ __forceinline__ void col121(const Row& t, const Row& m, const Row& b, int k, std::uint32_t (&v)[2]) {
+    v[0] = t[k][0] + b[k][0] + 2u * m[k][0];
+    v[1] = t[k][1] + b[k][1] + 2u * m[k][1];
+}
+
+} // namespace swar
+
 // ---- filters --------------------------------------------------------------------------------
 // Semantics match tl::reference_filter (cuda/reference.hpp): RGB filtered, alpha from centre.
 
@@ -169,6 +228,41 @@ struct SobelFilter {
         const float4 gy = (g - a) + 2.0f * (h - b) + (i - c);
         return make_float4(mag(gx.x, gy.x), mag(gx.y, gy.y), mag(gx.z, gy.z), e.w);
     }
+    // RGBA8 integer form (see namespace swar): per column v = top + 2 mid + bottom and
+    // d = bottom - top, shared by the 3 outputs that read the column; gx = v(+1) - v(-1),
+    // gy = d(-1) + 2 d(0) + d(+1), exact integers. The magnitude per channel in float from those
+    // integers (sqrt.approx as mag(); |g|^2 clamped to 255^2 first), rounded to the byte by adding
+    // 2^23 (round to nearest: sqrt of an integer is never exactly k + 1/2).
+    __device__ __forceinline__ static std::uint32_t mag_bits(float x, float y) {
+        float r;
+        asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(fminf(x * x + y * y, 65025.0f)));
+        return __float_as_uint(__fadd_rn(r, 8388608.0f));
+    }
+    __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
+                                          std::uint32_t (&out)[4]) const {
+        constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
+        constexpr float fb = float(swar_math::kBias1024);
+        std::uint32_t v[6][2], d[6][2];
+#pragma unroll
+        for (int k = 0; k < 6; ++k) {
+            swar::col121(t, m, b, k, v[k]);
+            d[k][0] = b[k][0] - t[k][0];
+            d[k][1] = b[k][1] - t[k][1];
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t gx[2], gy[2];
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                gx[w] = v[i + 2][w] - v[i][w] + bias;
+                gy[w] = d[i][w] + d[i + 2][w] + 2u * d[i + 1][w] + bias;
+            }
+            const std::uint32_t r = mag_bits(swar::lane_float<0>(gx[0], fb), swar::lane_float<0>(gy[0], fb));
+            const std::uint32_t bl = mag_bits(swar::lane_float<1>(gx[0], fb), swar::lane_float<1>(gy[0], fb));
+            const std::uint32_t g = mag_bits(swar::lane_float<0>(gx[1], fb), swar::lane_float<0>(gy[1], fb));
+            out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
+        }
+    }
 };
 
 struct LaplacianFilter {
@@ -177,6 +271,23 @@ struct LaplacianFilter {
         const float4 e = w(0, 0);
         const float4 s = (w(-1, 0) + w(1, 0)) + (w(0, -1) + w(0, 1)) - 4.0f * e;
         return make_float4(fabsf(s.x), fabsf(s.y), fabsf(s.z), e.w);
+    }
+    // RGBA8 integer form: X = s + 1024 per lane, |s| + 1024 = max(X, 2048 - X), clamped to
+    // 1024 + 255 with packed 16-bit min/max; the low byte of each lane is then min(|s|, 255),
+    // exactly the reference's quantised |s| / 255.
+    __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
+                                          std::uint32_t (&out)[4]) const {
+        constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t a[2];
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                const std::uint32_t x = m[i][w] + m[i + 2][w] + t[i + 1][w] + b[i + 1][w] - 4u * m[i + 1][w] + bias;
+                a[w] = swar::min2(swar::max2(x, 2u * bias - x), bias + swar::both(255u));
+            }
+            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
+        }
     }
 };
 
@@ -189,6 +300,30 @@ struct SharpenFilter {
                                               2.0f * (w(0, -1) + w(-1, 0) + w(1, 0) + w(0, 1)) + 4.0f * e);
         return with_alpha(e + amount * (e - blur), e.w);
     }
+    // RGBA8 integer form: the blur times 16 from shared column sums (v = top + 2 mid + bottom,
+    // blur16 = v(-1) + 2 v(0) + v(+1)), D = 16 e - blur16 exact per lane (+ 4096); then per
+    // channel in float e + (amount / 16) * D (one FFMA; amount / 16 is exact) and the byte
+    // quantisation of the float path (q_bits_raw): amount is any float, so the last step is not
+    // an integer one.
+    __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
+                                          std::uint32_t (&out)[4]) const {
+        constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
+        constexpr float fb = float(swar_math::kSharpenBias);
+        const float k = amount * (1.0f / 16.0f);
+        std::uint32_t v[6][2];
+#pragma unroll
+        for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t x[2];
+#pragma unroll
+            for (int w = 0; w < 2; ++w) x[w] = 16u * m[i + 1][w] + bias - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
+            const std::uint32_t r = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<0>(x[0], fb), swar::byte_float<0>(c[i])));
+            const std::uint32_t g = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<0>(x[1], fb), swar::byte_float<1>(c[i])));
+            const std::uint32_t bl = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<1>(x[0], fb), swar::byte_float<2>(c[i])));
+            out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
+        }
+    }
 };
 
 struct EmbossFilter {
@@ -197,6 +332,23 @@ struct EmbossFilter {
         const float4 e = w(0, 0);
         const float4 s = (w(1, 0) + w(0, 1) + e) + 2.0f * (w(1, 1) - w(-1, -1)) - (w(0, -1) + w(-1, 0));
         return with_alpha(s, e.w);
+    }
+    // RGBA8 integer form: X = s + 1024 per lane, clamped to [1024, 1279] with packed 16-bit
+    // min/max, whose low byte is clamp(s, 0, 255): the reference's quantised s / 255, exactly.
+    __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
+                                          std::uint32_t (&out)[4]) const {
+        constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t a[2];
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                const std::uint32_t x = (m[i + 2][w] + b[i + 1][w] + m[i + 1][w]) + 2u * (b[i + 2][w] - t[i][w]) -
+                                        (t[i + 1][w] + m[i][w]) + bias;
+                a[w] = swar::min2(swar::max2(x, bias), bias + swar::both(255u));
+            }
+            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
+        }
     }
 };
 
@@ -229,6 +381,29 @@ struct Box3Filter {
 #pragma unroll
             for (int dx = -1; dx <= 1; ++dx) fma_into(acc, 1.0f, w(dx, dy));
         return with_alpha((1.0f / 9.0f) * acc, w(0, 0).w);
+    }
+    // RGBA8 integer form: the window sum from shared column sums (exact, <= 2295 per lane, no
+    // bias), then round(s / 9) per channel as one multiply (swar_math::div9_rounded_bits), the
+    // quotient landing in byte 2, which the packing PRMTs pick: the reference's exact mean,
+    // bit for bit.
+    __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
+                                          std::uint32_t (&out)[4]) const {
+        std::uint32_t v[6][2];
+#pragma unroll
+        for (int j = 0; j < 6; ++j) {
+            v[j][0] = t[j][0] + m[j][0] + b[j][0];
+            v[j][1] = t[j][1] + m[j][1] + b[j][1];
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const std::uint32_t rb = v[i][0] + v[i + 1][0] + v[i + 2][0];
+            const std::uint32_t g = v[i][1] + v[i + 1][1] + v[i + 2][1];  // lane 1 stays 0
+            const std::uint32_t qr = swar_math::div9_rounded_bits(rb & 0xffffu);
+            const std::uint32_t qb = swar_math::div9_rounded_bits(rb >> 16);
+            const std::uint32_t qg = swar_math::div9_rounded_bits(g);
+            // bytes: R = qr.2, G = qg.2, B = qb.2, alpha = c.3
+            out[i] = __byte_perm(__byte_perm(__byte_perm(qr, qg, 0x0062u), qb, 0x0610u), c[i], 0x7210u);
+        }
     }
 };
 
@@ -313,10 +488,35 @@ decltype(auto) with_pixel(PixelFormat f, Fn&& fn) {
 //   out   = quantise(c), alpha byte kept    as tl::quantize_unorm8 and the per-pixel kernels
 // RGBA8 only: with_epilogue() never wraps an RGBA32F launch, which keeps the instantiations to
 // one fused kernel per (mechanism, filter type).
+// A chain of per-channel ops only (brightness-contrast, gamma, invert, levels, LUT) maps each
+// stored byte of R, G and B to an output byte independently of the other channels, so the whole
+// chain, quantisation included, is one 256-entry table per channel. `byte_table` (set on the host
+// by with_epilogue) makes every block build that table in stage_epilogue by running the device
+// chain itself (chain_rgba8's exact steps) on the 256 byte values, and the epilogue then costs
+// three shared byte loads per pixel: exact by construction, bit for bit what the chain computes
+// (and what the two-pass path stores). Chains with a cross-channel op (saturation, grayscale,
+// threshold, colour matrix) run as arithmetic.
 template <class F>
 struct Fused : F {
     pixel::OpsBlock ops;
+    bool byte_table = false;
 };
+
+// Host: whether every op of the chain works on each channel alone (see Fused).
+inline bool chain_is_per_channel(const pixel::OpsBlock& ops) {
+    if (ops.count <= 0) return false;
+    for (int i = 0; i < ops.count; ++i) {
+        switch (static_cast<PixelOpKind>(ops.ops[i].kind)) {
+        case PixelOpKind::BrightnessContrast:
+        case PixelOpKind::Gamma:
+        case PixelOpKind::Invert:
+        case PixelOpKind::Levels:
+        case PixelOpKind::Lut: break;
+        default: return false;
+        }
+    }
+    return true;
+}
 
 template <class F> struct BaseFilter { using type = F; };
 template <class F> struct BaseFilter<Fused<F>> { using type = F; };
@@ -344,11 +544,25 @@ __device__ __forceinline__ pixel::LutTables& fused_luts() {
 template <class Filter>
 __device__ __forceinline__ void stage_epilogue(const Filter& f) {
     if constexpr (is_fused_v<Filter>) {
+        const int tid = int((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+        const int n = int(blockDim.x * blockDim.y * blockDim.z);
+        if (f.byte_table) {
+            // The folded chain (see Fused): entry i of channel ch is the chain on byte i, the LUTs
+            // read in place from the parameter block (256 evaluations per block, once).
+            auto& table = fused_luts()[0];
+            for (int i = tid; i < 256; i += n) {
+                const float v = float(i) * (1.0f / 255.0f);
+                float c[3] = {v, v, v};
+                pixel::apply_chain(f.ops, f.ops.luts, c);
+                table[0][i] = std::uint8_t(chain_quantize(c[0]));
+                table[1][i] = std::uint8_t(chain_quantize(c[1]));
+                table[2][i] = std::uint8_t(chain_quantize(c[2]));
+            }
+            return;
+        }
         const int words = f.ops.lut_count * 3 * 256 / 4;
         const auto* from = reinterpret_cast<const std::uint32_t*>(&f.ops.luts[0][0][0]);
         auto* to = reinterpret_cast<std::uint32_t*>(&fused_luts()[0][0][0]);
-        const int tid = int((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
-        const int n = int(blockDim.x * blockDim.y * blockDim.z);
         for (int i = tid; i < words; i += n) to[i] = from[i];
     }
 }
@@ -387,12 +601,26 @@ inline __device__ __noinline__ uint4 chain_rgba8x4(uint4 v, const pixel::OpsBloc
     return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
+// The folded chain (Fused::byte_table) on one stored RGBA8 value: three shared byte loads.
+__device__ __forceinline__ std::uint32_t chain_table_rgba8(std::uint32_t b) {
+    const auto& t = fused_luts()[0];
+    const std::uint32_t r = t[0][b & 0xffu];
+    const std::uint32_t g = t[1][(b >> 8) & 0xffu];
+    const std::uint32_t bl = t[2][(b >> 16) & 0xffu];
+    return r | (g << 8) | (bl << 16) | (b & 0xff000000u);
+}
+
 // Applies a fused filter's chain to 4 outputs already quantised with Pixel::from_float (nothing
 // for a plain filter).
 template <class Filter, class Storage>
 __device__ __forceinline__ void finish4(const Filter& f, Storage (&out)[4]) {
     if constexpr (is_fused_v<Filter>) {
         static_assert(std::is_same_v<Storage, std::uint32_t>, "fused kernels are RGBA8 only");
+        if (f.byte_table) {
+#pragma unroll
+            for (int p = 0; p < 4; ++p) out[p] = chain_table_rgba8(out[p]);
+            return;
+        }
         const uint4 r = chain_rgba8x4(make_uint4(out[0], out[1], out[2], out[3]), f.ops);
         out[0] = r.x;
         out[1] = r.y;
@@ -408,6 +636,7 @@ template <class Pixel, class Filter>
 __device__ __forceinline__ typename Pixel::Storage finish(const Filter& f, float4 v) {
     if constexpr (is_fused_v<Filter>) {
         static_assert(std::is_same_v<Pixel, PixelRGBA8>, "fused kernels are RGBA8 only");
+        if (f.byte_table) return chain_table_rgba8(Pixel::from_float(v));
         return chain_rgba8(Pixel::from_float(v), f.ops);
     } else {
         return Pixel::from_float(v);
@@ -426,6 +655,17 @@ template <> struct Homogeneous<SharpenFilter> : std::true_type {};
 template <> struct Homogeneous<EmbossFilter> : std::true_type {};
 template <> struct Homogeneous<Box3Filter> : std::true_type {};
 template <class F> inline constexpr bool homogeneous_v = Homogeneous<base_filter_t<F>>::value;
+
+// Filters with an integer RGBA8 form (swar4): the RGBA8 register-window paths run it instead of
+// the float window. RGBA32F, and every filter without it, keeps the float path.
+template <class F> struct Swar3x3 : std::false_type {};
+template <> struct Swar3x3<SobelFilter> : std::true_type {};
+template <> struct Swar3x3<LaplacianFilter> : std::true_type {};
+template <> struct Swar3x3<SharpenFilter> : std::true_type {};
+template <> struct Swar3x3<EmbossFilter> : std::true_type {};
+template <> struct Swar3x3<Box3Filter> : std::true_type {};
+template <class F, class Pixel>
+inline constexpr bool swar3x3_v = Swar3x3<base_filter_t<F>>::value && std::is_same_v<Pixel, PixelRGBA8>;
 
 // The RGBA8 register-window paths' unpack: storage units for homogeneous filters, else [0,1];
 // alpha as raw bits either way.
@@ -456,6 +696,7 @@ decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& f
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {
         if (ops != nullptr) {
             Fused<Filter> fused{f, *ops};
+            fused.byte_table = chain_is_per_channel(*ops);
             return fn(fused);
         }
     }

@@ -119,6 +119,20 @@ __device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* c
     d[5] = window_unpack<Fin>(chunk[8]);
 }
 
+// The same row segment for the integer (SWAR) form of the filter (filters.cuh, namespace swar):
+// 6 pixels unpacked into (R, B) and (G, 0) 16-bit lanes, and the 4 centre pixels kept raw (alpha).
+__device__ __forceinline__ void load_row6_swar(swar::Row& d, std::uint32_t (&raw)[4], const std::uint32_t* chunk) {
+    const uint4 mid = *reinterpret_cast<const uint4*>(chunk + 4);
+    raw[0] = mid.x;
+    raw[1] = mid.y;
+    raw[2] = mid.z;
+    raw[3] = mid.w;
+    swar::unpack(chunk[3], d[0]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) swar::unpack(raw[k], d[k + 1]);
+    swar::unpack(chunk[8], d[5]);
+}
+
 template <class Pixel, class Op, class Fin>
 __device__ __forceinline__ void walk3x3_vec(const Op& op, const Fin& fin, const std::uint32_t* in, const TileShape& s, int x0, int y0,
                                             void* dst, std::size_t dst_pitch, int w, int h) {
@@ -137,6 +151,32 @@ __device__ __forceinline__ void walk3x3_vec(const Op& op, const Fin& fin, const 
         const int x = x0 + lx;
         if (x >= w || y0 + ly0 >= h) continue;
         const std::uint32_t* row = in + ly0 * s.stride + lx;  // input row ly + 1 is output row ly's centre
+        if constexpr (std::is_same_v<Op, Fin> && swar3x3_v<Fin, Pixel>) {
+            // The filter itself (not a lambda around it) with an integer form: its swar4 on
+            // unpacked lanes instead of the float window.
+            swar::Row lanes[3];
+            std::uint32_t raw[3][4];
+            load_row6_swar(lanes[0], raw[0], row);
+            load_row6_swar(lanes[1], raw[1], row + s.stride);
+#pragma unroll
+            for (int step = 0; step < kRows; ++step) {
+                const int ly = ly0 + step;
+                if (ly >= s.th || y0 + ly >= h) break;
+                load_row6_swar(lanes[(step + 2) % 3], raw[(step + 2) % 3], row + (step + 2) * s.stride);
+                std::uint32_t out[4];
+                op.swar4(lanes[step % 3], lanes[(step + 1) % 3], lanes[(step + 2) % 3], raw[(step + 1) % 3], out);
+                finish4(fin, out);
+                auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly) + x;
+                if (vec && x + 3 < w) {
+                    *reinterpret_cast<uint4*>(o) = make_uint4(out[0], out[1], out[2], out[3]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        if (x + i < w) o[i] = out[i];
+                }
+            }
+            continue;
+        }
         float4 ring[3][6];
         load_row6<Pixel, Fin>(ring[0], row);
         load_row6<Pixel, Fin>(ring[1], row + s.stride);

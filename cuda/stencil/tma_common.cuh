@@ -399,11 +399,72 @@ __device__ __forceinline__ void load_row(float4 (&dst)[4 + 2 * KR], const typena
 // laplacian 66; the copy kernel's active cycles allow about 40 at that issue rate (47 at 1.2x the
 // copy). Occupancy 4-5 warps per scheduler (registers, the shared ring). Fewer instructions per
 // pixel is the lever.
+// The RGBA8 integer (SWAR) form of the radius-1 filters (filters.cuh, namespace swar) on the same
+// work items as compute_tile_fixed: 4 adjacent outputs x kRowsPerItem rows, a ring of 3 unpacked
+// box rows (6 columns x 2 lane words) sliding down; each box row is read (three 16-byte LDS) and
+// unpacked (two PRMT per pixel) once for the 3 output rows that use it, and the filter shares its
+// column sums between the 3 outputs that read each column. Alpha comes from the centre pixel's
+// own word, kept raw.
+template <class Filter>
+__device__ __forceinline__ void load_row_swar(const std::uint32_t* src, tl::cuda::dev::swar::Row& lanes,
+                                              std::uint32_t (&raw)[4]) {
+    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 1>;  // 4: column 0 is px[kHl - 1]
+    std::uint32_t px[12];
+#pragma unroll
+    for (int v = 0; v < 3; ++v) {
+        const uint4 q = reinterpret_cast<const uint4*>(src)[v];
+        px[4 * v] = q.x; px[4 * v + 1] = q.y; px[4 * v + 2] = q.z; px[4 * v + 3] = q.w;
+    }
+#pragma unroll
+    for (int k = 0; k < 6; ++k) tl::cuda::dev::swar::unpack(px[kHl - 1 + k], lanes[k]);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) raw[i] = px[kHl + i];
+}
+
+template <class Filter>
+__device__ __forceinline__ void compute_tile_swar(const Filter& f, const std::uint32_t* tile, const TileGeom& g, int x0,
+                                                  int y0, int tid, int nthreads, std::uint32_t* staging) {
+    using Pixel = tl::cuda::dev::PixelRGBA8;
+    const int groups = g.tile_w / 4;
+    const int runs = (g.tile_h + kRowsPerItem - 1) / kRowsPerItem;
+    const int rows_left = g.height - y0;
+    for (int item = tid; item < groups * runs; item += nthreads) {
+        const int ry = item / groups;
+        const int lx = (item - ry * groups) * 4;
+        const int ly0 = ry * kRowsPerItem;
+        if (!staging && (ly0 >= rows_left || x0 + lx >= g.width)) continue;
+        const std::uint32_t* col = tile + ly0 * g.box_stride + lx;
+        tl::cuda::dev::swar::Row ring[3];
+        std::uint32_t raw[3][4];
+        load_row_swar<Filter>(col, ring[0], raw[0]);
+        load_row_swar<Filter>(col + g.box_stride, ring[1], raw[1]);
+#pragma unroll
+        for (int step = 0; step < kRowsPerItem; ++step) {
+            const int ly = ly0 + step;
+            if (ly >= g.tile_h) break;
+            load_row_swar<Filter>(col + (step + 2) * g.box_stride, ring[(step + 2) % 3], raw[(step + 2) % 3]);
+            std::uint32_t out[4];
+            f.swar4(ring[step % 3], ring[(step + 1) % 3], ring[(step + 2) % 3], raw[(step + 1) % 3], out);
+            tl::cuda::dev::finish4(f, out);
+            if (staging) {
+                *reinterpret_cast<uint4*>(staging + ly * g.tile_w + lx) = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
+                if (ly >= rows_left) break;
+                store4<Pixel>(g, x0 + lx, y0 + ly, out);
+            }
+        }
+    }
+}
+
 template <class Filter, class Pixel>
 __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                                    int x0, int y0, int tid, int nthreads,
                                                    typename Pixel::Storage* staging) {
     using Storage = typename Pixel::Storage;
+    if constexpr (tl::cuda::dev::swar3x3_v<Filter, Pixel>) {
+        compute_tile_swar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
+        return;
+    }
     constexpr int KR = Filter::radius;
     constexpr int kW = 4 + 2 * KR;
     const int groups = g.tile_w / 4;

@@ -60,6 +60,11 @@ std::vector<Chain> chains() {
                    op(PixelOpKind::Invert)}},
         {"threshold", {op(PixelOpKind::Grayscale), op(PixelOpKind::Threshold, 0.4f)}},
         {"empty", {}},
+        // Per-channel ops only: the fused kernels fold the chain into one byte table per channel
+        // (filters.cuh, Fused::byte_table), built from the device chain; it must still equal the
+        // two passes bit for bit, powers and LUT included.
+        {"per-channel", {lut(11), op(PixelOpKind::BrightnessContrast, 0.1f, 1.4f), op(PixelOpKind::Gamma, 2.2f),
+                         op(PixelOpKind::Levels, 0.1f, 0.9f, 0.8f), op(PixelOpKind::Invert)}},
     };
 }
 
@@ -152,11 +157,11 @@ protected:
 TEST_F(Fused, BitIdenticalToTwoPassAtSmallSizes) {
     for (auto [w, h] : {std::pair{1, 1}, std::pair{17, 9}, std::pair{4097, 3}}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-        compare(w, h, {0, 1, 2});
+        compare(w, h, {0, 1, 2, 3});
     }
 }
 
-TEST_F(Fused, BitIdenticalToTwoPassAt4K) { compare(3840, 2160, {0}); }
+TEST_F(Fused, BitIdenticalToTwoPassAt4K) { compare(3840, 2160, {0, 3}); }
 
 TEST_F(Fused, RefusesWhatItCannotRun) {
     DeviceBuffer src, dst;

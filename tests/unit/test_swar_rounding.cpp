@@ -1,0 +1,92 @@
+// The integer facts the RGBA8 SWAR 3x3 path relies on (cuda/stencil/swar_math.hpp), checked on the
+// host for every value they can meet: box r=1's multiply-shift rounding against the reference's own
+// integer rounding, and the per-lane biases that keep every 16-bit lane in [0, 2^16).
+#include "stencil/swar_math.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace {
+
+using namespace tl::cuda::swar_math;
+
+// The reference (cuda/reference.cpp, box_rgba8) stores floor((2s + n) / 2n) with n = 9.
+TEST(SwarRounding, BoxDivisionMatchesTheReferenceForEveryWindowSum) {
+    for (std::uint32_t s = 0; s <= kBoxSumMax; ++s) {
+        const std::uint32_t want = (2u * s + 9u) / 18u;
+        ASSERT_EQ(div9_rounded(s), want) << "window sum " << s;
+        // The device takes byte 2 of the product as the quotient: nothing may lie above it.
+        ASSERT_LT(div9_rounded_bits(s), 1u << 24) << "window sum " << s;
+        ASSERT_LE(want, 255u);
+    }
+}
+
+// The multiply-shift is exact only up to a bound; make sure the box sum stays far inside it, so a
+// change to kDiv9Mul that breaks the identity for larger sums is caught too.
+TEST(SwarRounding, BoxDivisionHoldsWellPastTheLargestSum) {
+    int first_wrong = -1;
+    for (std::uint32_t s = 0; s < 20000u; ++s)
+        if (div9_rounded(s) != (2u * s + 9u) / 18u) {
+            first_wrong = int(s);
+            break;
+        }
+    EXPECT_TRUE(first_wrong < 0 || first_wrong > int(kBoxSumMax)) << "first wrong sum " << first_wrong;
+}
+
+// A lane's final value (the filter's integer result plus its bias) must be a 16-bit unsigned
+// value for the packed min/max and the lane extraction to be right; the ranges below are the
+// extreme integer results of each filter over bytes 0..255 (filters.cuh, swar4 of each filter).
+struct LaneCase {
+    const char* filter;
+    int lo, hi;  // the filter's extreme integer result per channel
+    std::uint32_t bias;
+};
+
+TEST(SwarRounding, EveryFiltersBiasKeepsItsLanesInRange) {
+    const LaneCase cases[] = {
+        {"sobel gx/gy", -4 * 255, 4 * 255, kBias1024},
+        {"laplacian", -4 * 255, 4 * 255, kBias1024},
+        {"emboss", -4 * 255, 5 * 255, kBias1024},
+        {"sharpen 16e - blur16", -12 * 255, 12 * 255, kSharpenBias},
+        {"box sum", 0, 9 * 255, 0u},
+    };
+    for (const auto& c : cases) {
+        const long long lo = c.lo + static_cast<long long>(c.bias);
+        const long long hi = c.hi + static_cast<long long>(c.bias);
+        EXPECT_GE(lo, 0) << c.filter;
+        EXPECT_LT(hi, 1 << 16) << c.filter;
+    }
+    // Laplacian takes |s| + 1024 as max(X, 2048 - X): 2048 - X must not borrow either.
+    EXPECT_GT(2 * kBias1024, 4u * 255u + kBias1024);
+    // Laplacian and emboss clamp to [1024, 1024 + 255] and keep the low byte: 1024 has a zero one.
+    EXPECT_EQ(kBias1024 & 0xffu, 0u);
+}
+
+// The extremes used above, from the weights themselves, so the table cannot drift from the filters.
+TEST(SwarRounding, FilterExtremesFollowFromTheirWeights) {
+    auto extremes = [](const int (&w)[9], int& lo, int& hi) {
+        lo = hi = 0;
+        for (int k : w) (k < 0 ? lo : hi) += k * 255;
+    };
+    int lo = 0, hi = 0;
+    const int sobel_x[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+    extremes(sobel_x, lo, hi);
+    EXPECT_EQ(lo, -4 * 255);
+    EXPECT_EQ(hi, 4 * 255);
+    const int laplacian[9] = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    extremes(laplacian, lo, hi);
+    EXPECT_EQ(lo, -4 * 255);
+    EXPECT_EQ(hi, 4 * 255);
+    const int emboss[9] = {-2, -1, 0, -1, 1, 1, 0, 1, 2};
+    extremes(emboss, lo, hi);
+    EXPECT_EQ(lo, -4 * 255);
+    EXPECT_EQ(hi, 5 * 255);
+    // 16 e - blur16, blur16 = [1 2 1; 2 4 2; 1 2 1]
+    const int sharpen16[9] = {-1, -2, -1, -2, 12, -2, -1, -2, -1};
+    extremes(sharpen16, lo, hi);
+    EXPECT_EQ(lo, -12 * 255);
+    EXPECT_EQ(hi, 12 * 255);
+}
+
+} // namespace
