@@ -3,23 +3,29 @@
 // vertical running sums in integer registers; only one row enters and one leaves per output row,
 // whatever the radius, and the image's rows are read once per strip instead of once per tile.
 //
-// Per CTA (strip x0 .. x0 + kStripW, rows ys .. ye of one vertical segment):
-//   ring     K stages x (kBlockRows, box_w) uint32: image rows ys - R .. ye + R, one TMA box each;
-//            box_w = halo_left + kStripW + R rounded up to an odd multiple of 4 px (halo_left = R
-//            rounded up to 16 bytes, as every TMA box x start must be 16-byte aligned)
+// Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
+//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R - 1 .. ye + R, one TMA box
+//            per stage; kBoxW = 2 kHalo + kStripW rounded up to an odd multiple of 4 px, kHalo = R
+//            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned)
 //   per block of kBlockRows output rows:
-//     vertical    thread c owns column x0 - R + c (kStripW + 2R of them): per output row it adds the
-//                 entering row y + R and, after storing the column sum, subtracts the leaving row
-//                 y - R, as 16-bit lanes (R, B) and (G) in two registers: 65 x 255 fits in 16 bits
-//     colsum      (kBlockRows, kStripW + 2R) uint2 in shared memory
+//     vertical    thread c owns column x0 - R + c (kStripW + 2R of them); per output row y it adds
+//                 the entering row y + R and subtracts the row y - R - 1 in one 3-input add, as
+//                 16-bit lanes (R, B) and (G) in two registers (65 x 255 fits in 16 bits)
+//     colsum      (kBlockRows, kCsStride) uint2 in shared memory
 //     horizontal  thread = one output row x kHRun outputs: a running sum over the column sums in
 //                 32-bit per channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean
 //                 with one multiply-high per channel; alpha from the centre pixel
-//   thread 0 refills ring stages no later output row reads (the ring holds the 2R + kBlockRows
-//   rows one block reads, plus `stages` blocks in flight)
+//   thread 0 refills ring stages no later output row reads (the ring holds the 2R + 33 rows one
+//   block reads, plus `stages` - 1 stages in flight)
 // Borders: rows and columns outside the image are read from the row / column the border rule
-// names (fold_coord) inside the ring, which always holds them: an output row y reads rows within
-// [y - R, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
+// names (fold_coord) inside the ring, which always holds them: output row y reads rows within
+// [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
+//
+// Measured (H100, 4K RGBA8 clamp, ncu): the first version (runtime box width, the add and the
+// subtract of each row apart, 32-row stages) ran 62 thread instructions per pixel at r=16 and
+// 46 at r=4, issuing on 34 % of cycles with 2.2 warps per scheduler: 62.0 us at r=16, 60.3 at r=4.
+// Expected from this version: about 32 per pixel at r=16 (vertical 9 per column-row x 1.25,
+// horizontal 15 per output + 3 start-up).
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
@@ -35,28 +41,39 @@ namespace {
 
 constexpr int kMaxRadius = 32;
 constexpr int kStripW = 128;      // output columns per CTA (a multiple of kHRun)
-constexpr int kBlockRows = 32;    // rows per TMA stage = output rows per vertical/horizontal block
-constexpr int kHRun = 32;          // outputs per horizontal running sum (one thread)
+constexpr int kBlockRows = 32;    // output rows per vertical / horizontal block
+constexpr int kStageRows = 16;    // rows per TMA stage (two per block: the ring grows in 16-row steps)
+constexpr int kHRun = 32;         // outputs per horizontal running sum (one thread)
 constexpr int kMaxThreads = ((kStripW + 2 * kMaxRadius) + 31) / 32 * 32;
-constexpr int kMaxStages = (2 * kMaxRadius + kBlockRows - 1) / kBlockRows + 4;
+constexpr int kMaxStages = 12;
 static_assert(kStripW % kHRun == 0 && kStripW / kHRun * kBlockRows <= kMaxThreads, "one horizontal item per thread");
+static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
 
 // Smallest radius launch_tma sends here; the tile path keeps radius 1 (its compile-time 3x3
 // register window). H100, 4K RGBA8 clamp, stages 2, tile path -> this kernel (first version):
 // r=1 32.6 -> 59.5 us, r=4 75.4 -> 60.3, r=16 103.6 -> 62.0, r=32 271.5 -> 115.6 (cluster 194.9).
 constexpr int kMinDispatchRadius = 2;
 
+// Compile-time shapes per radius class (R rounded up to kHalo): ring rows and column-sum rows
+// have constant strides, so every shared-memory access of the unrolled loops is base + immediate.
+template <int kHalo>
+struct Shape {
+    static_assert(kHalo % 4 == 0 && kHalo <= kMaxRadius);
+    // An odd number of 16-byte units per ring row: the horizontal pass reads the centre pixels of
+    // 32 consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
+    static constexpr int kBoxW = ((2 * kHalo + kStripW) / 4 | 1) * 4;
+    // Odd, so 16 consecutive rows of 8-byte column sums fall in 16 distinct bank pairs.
+    static constexpr int kCsStride = (kStripW + 2 * kHalo) | 1;
+    static_assert(kBoxW <= 256, "one TMA box row");
+};
+
 struct StreamGeom {
     int width, height, radius;
-    int halo_left;            // box columns left of the strip
-    int box_w;                // pixels per ring row (the TMA box's inner dimension)
     int strips, seg_h;        // strips across, output rows per vertical segment (a multiple of kBlockRows)
-    int ring_stages;          // K
+    int ring_stages;          // K (even: the ring holds whole blocks)
     std::uint32_t stage_bytes;
-    int cs_stride;            // uint2 per column-sum row: kStripW + 2R rounded up to odd (bank spread)
     std::uint32_t inv_n;      // floor(2^32 / n) + 1, n = (2R + 1)^2
     std::uint32_t half_n;     // (n - 1) / 2
-    int rb_group;             // column sums whose packed (R, B) lanes may be added before 16 bits overflow
     Border border;
     void* dst;
     std::size_t dst_pitch;
@@ -71,11 +88,13 @@ __device__ __forceinline__ std::uint32_t lane_g(std::uint32_t p) { return __byte
 
 // Named stencil_tma_kernel_* so that the SASS test (tests/gpu/test_sass.cpp) holds it to the tma
 // mechanism's instruction, UTMALDG, like the tile kernel.
-template <class Filter>
+template <class Filter, int kHalo>
 __global__ void __launch_bounds__(kMaxThreads)
     stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
                                   const StreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int kBoxW = Shape<kHalo>::kBoxW;
+    constexpr int kCs = Shape<kHalo>::kCsStride;
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
     unsigned char* base = align128(smem_raw);
@@ -85,24 +104,24 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int tid = static_cast<int>(threadIdx.x);
     const int R = g.radius;
     const int K = g.ring_stages;
-    const int ring_rows = K * kBlockRows;
-    const int bw = g.box_w;
+    const int ring_rows = K * kStageRows;  // a multiple of kBlockRows
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
     const int seg = static_cast<int>(blockIdx.x) / g.strips;
     const int x0 = strip * kStripW;
     const int ys = seg * g.seg_h;
     const int ye = min(g.height, ys + g.seg_h);
     const int blocks = (ye - ys + kBlockRows - 1) / kBlockRows;
-    // Loaded row i (0-based, in ring order) is image row load_row0 + i; TMA zero-fills rows
-    // outside the image. Rows ys - R .. ys + blocks * kBlockRows + R - 1 are loaded.
-    const int load_row0 = ys - R;
-    const int nload = blocks * kBlockRows + 2 * R;
-    const int nstages = (nload + kBlockRows - 1) / kBlockRows;
+    // Loaded row i (in ring order) is image row load_row0 + i; TMA zero-fills rows outside the
+    // image. Output row y needs rows y - R - 1 (leaving) .. y + R (entering): loaded rows
+    // y - ys .. y - ys + 2R + 1.
+    const int load_row0 = ys - R - 1;
+    const int nload = blocks * kBlockRows + 2 * R + 1;
+    const int nstages = (nload + kStageRows - 1) / kStageRows;
 
     auto issue = [&](int s) {
         const int slot = s % K;
         mbar_arrive_expect_tx(&full[slot], g.stage_bytes);
-        tma_load_2d(base + std::size_t(slot) * g.stage_bytes, &src_map, x0 - g.halo_left, load_row0 + s * kBlockRows,
+        tma_load_2d(base + std::size_t(slot) * g.stage_bytes, &src_map, x0 - kHalo, load_row0 + s * kStageRows,
                     &full[slot]);
     };
 
@@ -127,24 +146,25 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int ncols = kStripW + 2 * R;
     const bool has_col = tid < ncols;
     const int vc = x0 - R + tid;
-    int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - g.halo_left);
-    lc = min(max(lc, 0), bw - 1);
+    int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - kHalo);
+    lc = min(max(lc, 0), kBoxW - 1);
     // Ring row of image row v under the border rule, for blocks that reach outside the image
     // (the first and last of a column of segments); clamped like the columns.
     auto ring_row_folded = [&](int v) {
         const int r = g.border == Border::Zero ? v : fold_coord(v, g.height, g.border);
         const int li = min(max(r - load_row0, 0), nload - 1);
-        return ring + std::size_t(li % ring_rows) * std::size_t(bw);
+        return ring + std::size_t(li % ring_rows) * kBoxW;
     };
 
     // Vertical running sums: (R, B) in the 16-bit lanes of one register, G in another.
     std::uint32_t s_rb = 0, s_g = 0;
-    // Warm-up: rows ys - R .. ys + R - 1 enter (loaded rows 0 .. 2R - 1, ring rows as loaded).
-    wait_through((2 * R - 1) / kBlockRows);
+    // Warm-up: rows ys - R - 1 .. ys + R - 1 enter (loaded rows 0 .. 2R, ring rows as loaded), so
+    // that the first output row can subtract row ys - R - 1 like every other.
+    wait_through((2 * R) / kStageRows);
     if (has_col) {
-        const bool inside = g.border == Border::Zero || (ys - R >= 0 && ys + R <= g.height);
-        for (int i = 0; i < 2 * R; ++i) {
-            const std::uint32_t p = inside ? ring[std::size_t(i) * bw + lc] : ring_row_folded(load_row0 + i)[lc];
+        const bool inside = g.border == Border::Zero || (ys - R - 1 >= 0 && ys + R <= g.height);
+        for (int i = 0; i <= 2 * R; ++i) {
+            const std::uint32_t p = inside ? ring[i * kBoxW + lc] : ring_row_folded(load_row0 + i)[lc];
             s_rb += lanes_rb(p);
             s_g += lane_g(p);
         }
@@ -157,40 +177,33 @@ __global__ void __launch_bounds__(kMaxThreads)
 
     for (int k = 0; k < blocks; ++k) {
         const int yk = ys + k * kBlockRows;
-        // Loaded rows 32k .. 32k + 2R + 31 (entering rows of this block and the rows leaving it).
-        wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kBlockRows);
+        // Loaded rows 32k .. 32k + 2R + 32: the leaving and entering rows of this block.
+        wait_through((k * kBlockRows + 2 * R + kBlockRows) / kStageRows);
         if (has_col) {
             uint2* out = colsum + tid;
-            const bool inside = g.border == Border::Zero || (yk - R >= 0 && yk + kBlockRows + R <= g.height);
-            if (inside) {
-                // Leaving rows are loaded rows 32k + j: ring rows (32k mod ring) + j, never wrapping
-                // inside a block. Entering rows 32k + 2R + j wrap once at j = jw.
-                const std::uint32_t* lp = ring + std::size_t((k * kBlockRows) % ring_rows) * bw + lc;
-                const int e0 = (k * kBlockRows + 2 * R) % ring_rows;
-                const std::uint32_t* ep = ring + std::size_t(e0) * bw + lc;
+            const bool inside = g.border == Border::Zero || (yk - R - 1 >= 0 && yk + kBlockRows + R <= g.height);
+            // Leaving rows are loaded rows 32k + j: ring rows (32k mod ring) + j, never wrapping
+            // inside a block. Entering rows 32k + 2R + 1 + j wrap inside one block of K / 2.
+            const std::uint32_t* lp = ring + ((k * kBlockRows) % ring_rows) * kBoxW + lc;
+            const int e0 = (k * kBlockRows + 2 * R + 1) % ring_rows;
+            const std::uint32_t* ep = ring + e0 * kBoxW + lc;
+            auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
+                s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
+                s_g = s_g + lane_g(e) - lane_g(l);
+                out[j * kCs] = make_uint2(s_rb, s_g);
+            };
+            if (inside && e0 + kBlockRows <= ring_rows) {
+#pragma unroll
+                for (int j = 0; j < kBlockRows; ++j) step(j, ep[j * kBoxW], lp[j * kBoxW]);
+            } else if (inside) {
+                const std::uint32_t* ew = ep - ring_rows * kBoxW;  // rows from the ring's start on
                 const int jw = ring_rows - e0;
-#pragma unroll 8
-                for (int j = 0; j < kBlockRows; ++j) {
-                    const std::uint32_t e = ep[0];
-                    const std::uint32_t l = lp[0];
-                    s_rb += lanes_rb(e);
-                    s_g += lane_g(e);
-                    out[j * g.cs_stride] = make_uint2(s_rb, s_g);
-                    s_rb -= lanes_rb(l);
-                    s_g -= lane_g(l);
-                    lp += bw;
-                    ep += (j + 1 == jw) ? bw - ring_rows * bw : bw;
-                }
+#pragma unroll
+                for (int j = 0; j < kBlockRows; ++j) step(j, (j < jw ? ep : ew)[j * kBoxW], lp[j * kBoxW]);
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
                     const int y = yk + j;
-                    const std::uint32_t e = ring_row_folded(y + R)[lc];
-                    const std::uint32_t l = ring_row_folded(y - R)[lc];
-                    s_rb += lanes_rb(e);
-                    s_g += lane_g(e);
-                    out[j * g.cs_stride] = make_uint2(s_rb, s_g);
-                    s_rb -= lanes_rb(l);
-                    s_g -= lane_g(l);
+                    step(j, ring_row_folded(y + R)[lc], ring_row_folded(y - R - 1)[lc]);
                 }
             }
         }
@@ -199,22 +212,28 @@ __global__ void __launch_bounds__(kMaxThreads)
         const int y = yk + hj;
         if (has_item && y < ye) {
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
-            const uint2* row = colsum + hj * g.cs_stride + hx;
+            const uint2* row = colsum + hj * kCs + hx;
             std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
-            for (int t0 = 0; t0 <= 2 * R; t0 += g.rb_group) {
-                std::uint32_t prb = 0;
-                const int t1 = min(t0 + g.rb_group, 2 * R + 1);
-                for (int t = t0; t < t1; ++t) {
-                    const uint2 v = row[t];
-                    prb += v.x;
-                    ag += v.y;
-                }
+            // Start-up sum of the first output's 2R + 1 column sums, 3 at a time: three (R, B)
+            // column sums (at most 65 x 255 per lane each) still fit the 16-bit lanes together.
+            int t = 0;
+            for (; t + 3 <= 2 * R + 1; t += 3) {
+                const uint2 a = row[t], b = row[t + 1], c = row[t + 2];
+                const std::uint32_t prb = a.x + b.x + c.x;
                 ar += prb & 0xffffu;
                 ab += prb >> 16;
+                ag += a.y + b.y + c.y;
             }
-            // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + halo_left.
-            const auto* centre = reinterpret_cast<const uint4*>(
-                ring + std::size_t((y - load_row0) % ring_rows) * bw + g.halo_left + hx);
+            for (; t <= 2 * R; ++t) {
+                const uint2 a = row[t];
+                ar += a.x & 0xffffu;
+                ab += a.x >> 16;
+                ag += a.y;
+            }
+            // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
+            const auto* centre =
+                reinterpret_cast<const uint4*>(ring + ((y - load_row0) % ring_rows) * kBoxW + kHalo + hx);
+            const uint2* enter = row + 2 * R;
             auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
 #pragma unroll
             for (int q = 0; q < kHRun / 4; ++q) {
@@ -228,7 +247,7 @@ __global__ void __launch_bounds__(kMaxThreads)
                         // Window moves right by one: column sum hx + i + 2R enters, hx + i - 1 leaves.
                         // The (R, B) difference is taken with 0x8000 added to each lane, so neither
                         // lane borrows from the other, and the bias is taken off again per channel.
-                        const uint2 e = row[i + 2 * R];
+                        const uint2 e = enter[i];
                         const uint2 l = row[i - 1];
                         const std::uint32_t d = e.x + 0x80008000u - l.x;
                         ar += (d & 0xffffu) - 0x8000u;
@@ -260,7 +279,7 @@ __global__ void __launch_bounds__(kMaxThreads)
             // The next block reads loaded rows from 32 (k + 1) on: stage s overwrites stage s - K,
             // free once all of its rows lie below that.
             fence_proxy_async_smem();
-            while (issued < nstages && issued - K + 1 <= k + 1) issue(issued++);
+            while (issued < nstages && (issued - K + 1) * kStageRows <= (k + 1) * kBlockRows) issue(issued++);
         }
     }
 #else
@@ -269,6 +288,57 @@ __global__ void __launch_bounds__(kMaxThreads)
 }
 
 namespace {
+
+template <int kHalo>
+std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g) {
+    const int R = g.radius;
+    g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
+    // The ring: the stages one block reads (loaded rows 32k .. 32k + 2R + 32) plus `stages` - 1
+    // in flight, rounded up to whole blocks; shallower (down to the window) when shared memory is
+    // short.
+    const int window = (kBlockRows + 2 * R) / kStageRows + 1;
+    const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(Shape<kHalo>::kCsStride) * 8;
+    const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
+    auto even = [](int k) { return (k + 1) / 2 * 2; };
+    auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + kTmaSharedAlign; };
+    int K = even(window - 1 + a.policy.stages);
+    while (K > even(window) && smem_for(K) > limit) K -= 2;
+    if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
+    g.ring_stages = K;
+
+    TmaBoxDesc d;
+    d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
+    d.global_dim[0] = std::uint64_t(a.src.width);
+    d.global_dim[1] = std::uint64_t(a.src.height);
+    d.global_stride = a.src.pitch;
+    d.box_dim[0] = std::uint32_t(Shape<kHalo>::kBoxW);
+    d.box_dim[1] = std::uint32_t(kStageRows);
+    d.element_bytes = 4;
+    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
+    CUtensorMap map{};
+    if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
+
+    const int threads = (kStripW + 2 * R + 31) / 32 * 32;
+    const int smem = static_cast<int>(smem_for(K));
+    return dev::with_epilogue<dev::PixelRGBA8>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
+        auto kernel = stencil_tma_kernel_box_stream<std::decay_t<decltype(f)>, kHalo>;
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+            return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
+                                cudaGetErrorName(e));
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<std::size_t>(smem));
+        if (per_sm < 1) return std::nullopt;
+        // One CTA per (strip, segment), all resident at once: the strips are cut into as many
+        // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it).
+        const int slots = per_sm * dev.sm_count;
+        const int max_segs = (g.height + kBlockRows - 1) / kBlockRows;
+        const int segs = std::clamp(slots / g.strips, 1, max_segs);
+        g.seg_h = ((g.height + segs - 1) / segs + kBlockRows - 1) / kBlockRows * kBlockRows;
+        const int grid = g.strips * ((g.height + g.seg_h - 1) / g.seg_h);
+        kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, f, g);
+        return tma_launch_error("stencil_tma_kernel_box_stream");
+    });
+}
 
 std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius) {
     if (a.params.kind != FilterKind::Box || a.src.format != PixelFormat::RGBA8 || a.dst.format != PixelFormat::RGBA8)
@@ -282,67 +352,18 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     g.width = a.src.width;
     g.height = a.src.height;
     g.radius = R;
-    g.halo_left = tma_halo_left(PixelFormat::RGBA8, R);
-    g.box_w = (g.halo_left + kStripW + R + 3) / 4 * 4;
-    // An odd number of 16-byte units per ring row: the horizontal pass reads the centre pixels of
-    // 32 consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
-    if ((g.box_w / 4) % 2 == 0) g.box_w += 4;
     g.strips = (g.width + kStripW - 1) / kStripW;
-    g.cs_stride = (kStripW + 2 * R) | 1;
     const std::uint32_t n = std::uint32_t((2 * R + 1) * (2 * R + 1));
     g.inv_n = std::uint32_t((std::uint64_t(1) << 32) / n + 1);
     g.half_n = (n - 1) / 2;
-    // Column sums are at most (2R + 1) * 255 per lane; this many fit a 16-bit lane together.
-    g.rb_group = std::max(1, 65535 / ((2 * R + 1) * 255));
     g.border = a.border;
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
-    g.stage_bytes = std::uint32_t(g.box_w) * 4u * std::uint32_t(kBlockRows);  // a multiple of 128
-
-    // The ring: the stages one block reads (its 2R + 32 rows, 32-row aligned) plus `stages` in
-    // flight; shallower (down to none in flight) when shared memory is short.
-    const int window = (2 * R + kBlockRows - 1) / kBlockRows + 1;
-    const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(g.cs_stride) * sizeof(std::uint32_t) * 2;
-    const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
-    int K = window - 1 + a.policy.stages;
-    auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + kTmaSharedAlign; };
-    while (K > window && smem_for(K) > limit) --K;
-    if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
-    g.ring_stages = K;
-
-    TmaBoxDesc d;
-    d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
-    d.global_dim[0] = std::uint64_t(a.src.width);
-    d.global_dim[1] = std::uint64_t(a.src.height);
-    d.global_stride = a.src.pitch;
-    d.box_dim[0] = std::uint32_t(g.box_w);
-    d.box_dim[1] = std::uint32_t(kBlockRows);
-    d.element_bytes = 4;
-    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
-    CUtensorMap map{};
-    if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
-
-    const int threads = (kStripW + 2 * R + 31) / 32 * 32;
-    const int smem = static_cast<int>(smem_for(K));
-    return dev::with_epilogue<dev::PixelRGBA8>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
-        auto kernel = stencil_tma_kernel_box_stream<std::decay_t<decltype(f)>>;
-        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
-            return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
-                                cudaGetErrorName(e));
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<std::size_t>(smem));
-        if (per_sm < 1) return std::nullopt;
-        // One CTA per (strip, segment), all resident at once: the strips are cut into as many
-        // segments as leave every CTA a slot (each segment re-reads 2R rows above it).
-        const int slots = per_sm * dev.sm_count;
-        const int max_segs = (g.height + kBlockRows - 1) / kBlockRows;
-        const int segs = std::clamp(slots / g.strips, 1, max_segs);
-        g.seg_h = ((g.height + segs - 1) / segs + kBlockRows - 1) / kBlockRows * kBlockRows;
-        const int grid = g.strips * ((g.height + g.seg_h - 1) / g.seg_h);
-        kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, f, g);
-        return tma_launch_error("stencil_tma_kernel_box_stream");
-    });
+    if (R <= 8) return launch_shape<8>(a, dev, g);
+    if (R <= 16) return launch_shape<16>(a, dev, g);
+    if (R <= 24) return launch_shape<24>(a, dev, g);
+    return launch_shape<32>(a, dev, g);
 }
 
 } // namespace
