@@ -5,6 +5,7 @@
 #include "interop/shared_buffer.hpp"
 #include "interop/shared_image.hpp"
 #include "pixel_api.hpp"
+#include "vk/display_pass.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,11 @@
 #endif
 
 namespace tl {
+
+// The viewer gives each output buffer its own display descriptor set (DisplayPass::set_images);
+// fewer sets than outputs would rewrite a set a frame in flight still uses.
+static_assert(CudaStage::kOutputs <= static_cast<int>(vk::DisplayPass::kSets),
+              "DisplayPass::kSets must cover CudaStage::kOutputs (one descriptor set per output)");
 
 InteropDecision prepare_interop(vk::ContextOptions& options) {
     InteropDecision d;

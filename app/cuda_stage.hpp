@@ -4,6 +4,7 @@
 // Plain C++ header (no CUDA types); in builds without CUDA, CudaStage::create refuses with the reason.
 #pragma once
 
+#include "app.hpp"
 #include "filter_spec.hpp"
 #include "interop/cuda_device.hpp"
 #include "pixel_api.hpp"
@@ -54,10 +55,12 @@ public:
     CudaStage(const CudaStage&) = delete;
     CudaStage& operator=(const CudaStage&) = delete;
 
-    // Output buffers, written in turn: a run writes the one the oldest of the last kOutputs runs
-    // wrote, so with at most kOutputs frames in flight (the app's kFramesInFlight) the frames still
-    // running (which show the previous runs' outputs) never read a buffer being written.
-    static constexpr int kOutputs = 2;
+    // Output buffers, written in turn, one per frame in flight: when a run is enqueued the frames
+    // still running show the previous kFramesInFlight - 1 runs' outputs, and the run writes the
+    // one none of them reads. More frames in flight batch more runs per Vulkan<->CUDA switch (H100,
+    // 4K copy stage: +286 us per frame over Vulkan alone with 2, +71 us with 3; README, "Interop
+    // overhead"), so kFramesInFlight is the one knob, and the outputs follow it.
+    static constexpr int kOutputs = static_cast<int>(App::kFramesInFlight);
 
     // (Re)allocates the shared buffers for a width x height RGBA8 image, new ones before the old
     // ones go; waits for both APIs first (vkDeviceWaitIdle + cudaStreamSynchronize). Throws
