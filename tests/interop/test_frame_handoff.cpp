@@ -93,7 +93,6 @@ struct HandoffFixture : InteropFixture {
     // globaltimer - Vulkan timestamp (ns) lies in [link_lo, link_hi].
     double link_lo = -1e300, link_hi = 1e300;
     double link = 0;  // subtracted from CUDA stamps to put them on Vulkan's time line
-    bool same_clock = false;
 
     void SetUp() override {
         InteropFixture::SetUp();
@@ -150,7 +149,7 @@ struct HandoffFixture : InteropFixture {
         // to place the stamps. But on NVIDIA both clocks are the GPU's global timer in ns since the
         // epoch, so a bracket around 0 means offset 0 exactly; the frames then check it (H100:
         // with offset 0 no frame resumes before its CUDA end; the least gap was 156 us).
-        same_clock = link_lo <= 0 && link_hi >= 0;
+        const bool same_clock = link_lo <= 0 && link_hi >= 0;
         link = same_clock ? 0.0 : 0.5 * (link_lo + link_hi);
         std::printf("clock link: %%globaltimer - Vulkan timestamp in [%.1f, %.1f] us: %s\n", link_lo * 1e-3, link_hi * 1e-3,
                     link_lo > link_hi ? "brackets disagree (the clocks drift apart); CUDA stamps placed at the middle"
