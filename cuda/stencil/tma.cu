@@ -135,14 +135,17 @@ template <class Filter, class Pixel>
 Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
     const bool separable = IsSeparable<dev::base_filter_t<Filter>>::value;
-    const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
+    // Gaussian RGBA8 on tensor cores (band_mma.cuh): 16-column strips, one warp each, no strip buffer.
+    const int band_w = band_mma::kApplies<Filter, Pixel> ? fit_tile_w(a.policy.tile_w, a.src.format, radius, band_mma::kStripW) : 0;
+    const bool band = band_mma::kApplies<Filter, Pixel> && band_mma::fits(radius, band_w);
+    const int tile_w = band ? band_w : fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
         return Result::fail("tma: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
                             std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(a.src.format).elements_per_pixel)) +
                             " pixels for " + std::string(to_string(a.src.format)) + ")");
     const int tile_h = a.policy.tile_h;
     const int stages = a.policy.stages;
-    const std::size_t strip = separable ? separable_strip_bytes(tile_w, radius) : 0;
+    const std::size_t strip = separable && !band ? separable_strip_bytes(tile_w, radius) : 0;
     TmaSetup s;
     if (Result r = prepare_tma(a, "tma", tile_w, tile_h, stages, a.policy.tma_store, strip, dev, &s); !r) return r;
 
@@ -159,6 +162,7 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
         const int items = (s.geom.tile_w / 4) * ((s.geom.tile_h + kRowsPerItem - 1) / kRowsPerItem);
         threads = std::clamp((items + 31) / 32 * 32, 64, kThreads);
     }
+    if (band) threads = std::clamp(tile_w / band_mma::kStripW * 32, 32, kThreads);
     threads = std::min(threads, kTmaMaxThreads<Filter, Pixel>);  // the kernel's __launch_bounds__
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<std::size_t>(smem));

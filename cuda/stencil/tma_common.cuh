@@ -3,6 +3,7 @@
 // zero-filled halo, and the compute + store of one output tile from a shared-memory tile.
 #pragma once
 
+#include "band_mma.cuh"  // Gaussian RGBA8 on tensor cores (compute_any)
 #include "filters.cuh"
 #include "mechanisms.hpp"
 #include "tile_planner.hpp"
@@ -689,6 +690,9 @@ template <class Filter, class Pixel, class Sync>
 __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                             int x0, int y0, int tid, int nthreads,
                                             typename Pixel::Storage* staging, float4* vbuf, Sync sync) {
+    // Gaussian RGBA8 as band-matrix products on tensor cores (band_mma.cuh) where radius and tile fit.
+    if constexpr (band_mma::kApplies<Filter, Pixel>)
+        if (band_mma::fits(g.radius, g.tile_w)) return band_mma::gaussian_tile(f, tile, g, x0, y0, tid, nthreads, staging, sync);
     if constexpr (IsSeparable<tl::cuda::dev::base_filter_t<Filter>>::value)
         compute_tile_separable<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging, vbuf, sync);
     else if constexpr (FixedRadius<Filter>)

@@ -71,4 +71,26 @@ TEST(Sass, PlainLoadMechanismsUseNoAsyncCopies) {
     }
 }
 
+// The tma Gaussian on RGBA8 runs its separable passes as band-matrix products on tensor cores
+// (cuda/stencil/band_mma.cuh): its kernels (plain and fused) must contain HMMA and still load
+// with UTMALDG; the RGBA32F Gaussian keeps the FP32 path and has no HMMA.
+TEST(Sass, TmaGaussianRgba8UsesTensorCores) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int rgba8 = 0, rgba32f = 0;
+    for (const auto& [name, text] : sass()) {
+        if (name.find("stencil_tma_kernel") == std::string::npos || name.find("GaussianFilter") == std::string::npos)
+            continue;
+        if (name.find("PixelRGBA8") != std::string::npos) {
+            ++rgba8;
+            EXPECT_NE(text.find("HMMA"), std::string::npos) << name << " has no HMMA";
+            EXPECT_NE(text.find("UTMALDG"), std::string::npos) << name << " has no UTMALDG";
+        } else if (name.find("PixelRGBA32F") != std::string::npos) {
+            ++rgba32f;
+            EXPECT_EQ(text.find("HMMA"), std::string::npos) << name << " (RGBA32F) contains HMMA";
+        }
+    }
+    EXPECT_GE(rgba8, 2) << "expected the plain and the fused tma Gaussian RGBA8 kernels";
+    EXPECT_GE(rgba32f, 1) << "no tma Gaussian RGBA32F kernel";
+}
+
 } // namespace

@@ -1,0 +1,278 @@
+// Gaussian blur of RGBA8 tiles on tensor cores: the separable filter as two band-matrix products
+// per 16-pixel strip (mma.sync m16n8k16, fp16 operands, fp32 accumulation); compute_any's path
+// for Gaussian RGBA8 on the TMA mechanisms when the radius and tile width fit.
+//
+// Why: the FP32 separable path costs 2 (2R + 1) FMAs per channel per pixel (152 per pixel at
+// R = 9 over 4 channels, about 38 us of an H100's FP32 peak at 4K before any load or convert),
+// so it cannot come near the copy time. A 1D convolution is a product with a band matrix, and
+// tensor cores do that at many times the FP32 rate.
+//
+// Per channel c (R, G, B; alpha is the centre's byte, as every filter here does), per strip of
+// 16 output columns lx..lx+15 and per block of 8 box rows rb..rb+7:
+//   horizontal  H[m, n] = sum_j  Ah_j[m, k] * B_j[k, n]          (16 x 8, KH k-blocks)
+//               Ah_j[m, k] = w[16 j + phys(k) - HL - m + R]      band of weights (0 outside)
+//               B_j[k, n]  = 1024 + tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16, exact)
+//   vertical    O[m, n] = sum_i  H[m, o + 16 i + k] * Bv_i[k, n]  (16 x 8 output rows o..o+7)
+//               Bv_i[k, n] = w[16 i + k - n]
+// The output matrix of the first product is, register for register, the A operand of the
+// second (m = output column, k = box row): two 8-row H blocks packed to fp16 form one 16x16 A
+// fragment with no shared-memory round trip. Each H block is computed once and kept in a
+// sliding window of 2 KV blocks while the strip walks down 8 rows per step.
+//
+// The k order inside a 16-pixel k-block is free (A and B agree on it): lane t's four k slots
+// {2t, 2t+1, 2t+8, 2t+9} are pixels 4t..4t+3, so one 16-byte shared load per lane and row feeds
+// the B fragments of all three channels. The u8 -> fp16 conversion puts each byte under the
+// exponent of 1024 (one PRMT per two values); the 1024 * sum(weights) this adds to every sum is
+// taken off by starting the accumulator at -1024 * sum(fp16 weights).
+//
+// Error against the CPU reference (1 LSB tolerance): fp16 weights are within 2^-11 relative,
+// so each pass moves a result by at most 255 * 2^-11 = 0.125 LSB; H rounded to fp16 (< 256)
+// by at most 1/16 LSB; fp32 accumulation adds ~1e-4 LSB: at most 0.32 LSB in all. The result
+// is quantised as floor(v + 0.5) by starting the vertical accumulator at 0.5.
+#pragma once
+
+#include "filters.cuh"
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tl::cuda::detail::band_mma {
+
+inline constexpr int kStripW = 16;   // output columns per strip (the MMA's M)
+inline constexpr int kStepRows = 8;  // output rows per step (the MMA's N)
+// KH = 3 horizontal k-blocks (48 box columns) hold HL + 16 + R <= 48 and KV = 2 vertical
+// k-blocks (32 box rows) hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path.
+inline constexpr int kMaxRadius = 12;
+
+// Box columns left of the tile for RGBA8 (R rounded up to 16 bytes), as the planner's halo.
+__host__ __device__ constexpr int halo_left_rgba8(int radius) { return (radius + 3) / 4 * 4; }
+__host__ __device__ constexpr int horizontal_kblocks(int radius) {
+    return (halo_left_rgba8(radius) + radius + kStripW + 15) / 16;
+}
+__host__ __device__ constexpr int vertical_kblocks(int radius) { return (2 * radius + kStepRows + 15) / 16; }
+
+// Whether a tile of this width and radius runs here (host: launch geometry; device: dispatch).
+__host__ __device__ constexpr bool fits(int radius, int tile_w) {
+    return radius >= 1 && radius <= kMaxRadius && tile_w >= kStripW && tile_w % kStripW == 0;
+}
+
+// Pixel (within a 16-pixel k-block) that k slot k of an m16n8k16 fragment stands for.
+__host__ __device__ constexpr int phys(int k) { return 4 * ((k & 7) >> 1) + (k & 1) + 2 * (k >> 3); }
+
+template <class Filter, class Pixel>
+inline constexpr bool kApplies = std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> &&
+                                 std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::GaussianFilter>;
+
+// d = a * b + c for one m16n8k16 tile (HMMA.16816.F32 in SASS); `c` is one value for all four
+// accumulator elements, so starting a sum costs no register moves.
+__device__ __forceinline__ void mma16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
+                                         float c0, float c1, float c2, float c3) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%10, %11, %12, %13};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+    (void)d; (void)a; (void)b0; (void)b1; (void)c0; (void)c1; (void)c2; (void)c3;
+#endif
+}
+__device__ __forceinline__ void mma_start(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
+                                          float c) {
+    mma16816(d, a, b0, b1, c, c, c, c);
+}
+__device__ __forceinline__ void mma_acc(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+    mma16816(d, a, b0, b1, d[0], d[1], d[2], d[3]);
+}
+
+__device__ __forceinline__ std::uint32_t pack_half2(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);  // lo in the low 16 bits: the even k / n index
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+}
+
+// Weights idx and idx + 1 of the band as one fp16 pair (0 outside 0..taps-1): lane l holds the
+// pair (w[l - 1], w[l]), so every fragment register, which always holds two consecutive taps, is
+// one shuffle; idx + 1 in 0..taps covers every pair with a tap in the band (taps <= 25 < 32).
+__device__ __forceinline__ std::uint32_t band_pair(std::uint32_t lane_pair, int idx, int taps) {
+    const std::uint32_t v = __shfl_sync(0xffffffffu, lane_pair, (idx + 1) & 31);
+    return static_cast<unsigned>(idx + 1) <= static_cast<unsigned>(taps) ? v : 0u;
+}
+
+// The constant fragments of one strip: horizontal A (band of T^T) and vertical B (band of Wv^T).
+template <int KH, int KV>
+struct Fragments {
+    std::uint32_t ah[KH][4];
+    std::uint32_t bv[KV][2];
+    float h_init;  // -1024 * sum of the fp16 weights: removes the conversion's bias
+};
+
+template <int KH, int KV>
+__device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane, Fragments<KH, KV>& fr) {
+    const int taps = 2 * R + 1;
+    const int g = lane >> 2, t = lane & 3;
+    // fp16-rounded weights, so the bias removed below is the one the products add.
+    const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
+    const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;
+    const std::uint32_t pair = pack_half2(wprev, wl);
+    float sum = wl;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    fr.h_init = -1024.0f * sum;
+#pragma unroll
+    for (int j = 0; j < KH; ++j) {
+        // Ah_j[m][k] = w[16 j + phys(k) - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8,
+        // reg 2: (m = g, k = 2t+8, 2t+9), reg 3: m = g + 8.
+        const int base = 16 * j + 4 * t - HL - g + R;
+        fr.ah[j][0] = band_pair(pair, base, taps);
+        fr.ah[j][1] = band_pair(pair, base - 8, taps);
+        fr.ah[j][2] = band_pair(pair, base + 2, taps);
+        fr.ah[j][3] = band_pair(pair, base - 6, taps);
+    }
+#pragma unroll
+    for (int i = 0; i < KV; ++i) {
+        // Bv_i[k][n] = w[16 i + k - n]; reg 0: (k = 2t, 2t+1; n = g), reg 1: k = 2t+8, 2t+9.
+        const int base = 16 * i + 2 * t - g;
+        fr.bv[i][0] = band_pair(pair, base, taps);
+        fr.bv[i][1] = band_pair(pair, base + 8, taps);
+    }
+}
+
+// One horizontal block: box rows row0..row0+7 of the strip whose first box column is col0,
+// R, G, B as packed fp16 A-operand halves: out[c][0] = (m = g, k = 2t, 2t+1), out[c][1] = m + 8.
+// Rows past the box and columns past its row are clamped: they only meet zero weights (or feed
+// outputs below the tile, which are not stored), and any byte converts to a finite fp16.
+template <int KH, int KV>
+__device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0, int last_row,
+                                                 int col0, int last_col4, const Fragments<KH, KV>& fr, int lane,
+                                                 std::uint32_t (&out)[3][2]) {
+    const int g = lane >> 2, t = lane & 3;
+    const std::uint32_t* row = tile + min(row0 + g, last_row) * stride;
+    float acc[3][4];
+#pragma unroll
+    for (int j = 0; j < KH; ++j) {
+        const uint4 q = *reinterpret_cast<const uint4*>(row + min(col0 + 16 * j + 4 * t, last_col4));
+        // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = 0x64 << 8 | byte = 1024 + byte.
+        constexpr std::uint32_t kExp = 0x64646464u;
+        const std::uint32_t rg01 = __byte_perm(q.x, q.y, 0x5140u), ba01 = __byte_perm(q.x, q.y, 0x7362u);
+        const std::uint32_t rg23 = __byte_perm(q.z, q.w, 0x5140u), ba23 = __byte_perm(q.z, q.w, 0x7362u);
+        const std::uint32_t b[3][2] = {{__byte_perm(rg01, kExp, 0x4140u), __byte_perm(rg23, kExp, 0x4140u)},
+                                       {__byte_perm(rg01, kExp, 0x4342u), __byte_perm(rg23, kExp, 0x4342u)},
+                                       {__byte_perm(ba01, kExp, 0x4140u), __byte_perm(ba23, kExp, 0x4140u)}};
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+            if (j == 0) mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], fr.h_init);
+            else mma_acc(acc[c], fr.ah[j], b[c][0], b[c][1]);
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+        out[c][0] = pack_half2(acc[c][0], acc[c][1]);
+        out[c][1] = pack_half2(acc[c][2], acc[c][3]);
+    }
+}
+
+// One strip (16 columns from tile column lx) over output rows [row_begin, row_end) of the tile,
+// 8 rows per step. `Geom` is the TMA mechanisms' TileGeom.
+template <int KH, int KV, class Filter, class Geom>
+__device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0, int lx,
+                                      int row_begin, int row_end, int lane, const Fragments<KH, KV>& fr,
+                                      std::uint32_t* staging) {
+    constexpr int W = 2 * KV;  // H blocks in the window: the 16 KV box rows a step reads
+    const int R = g.radius;
+    const int stride = g.box_stride;
+    const int last_row = g.tile_h + 2 * R - 1;
+    const int last_col4 = stride - 4;
+    const int gq = lane >> 2, t = lane & 3;
+    const int steps = (row_end - row_begin + kStepRows - 1) / kStepRows;
+    // The lane's output pixels: columns lx + gq (+ 8), rows o + 2t (+ 1), as the D fragment holds them.
+    std::uint32_t win[W][3][2];
+#pragma unroll
+    for (int q = 0; q < W - 1; ++q)
+        horizontal_block<KH, KV>(tile, stride, row_begin + kStepRows * q, last_row, lx, last_col4, fr, lane, win[q]);
+    for (int s0 = 0; s0 < steps; s0 += 4) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const int s = s0 + u;
+            const int o = row_begin + kStepRows * s;  // first output row of this step (tile-local)
+            if (s >= steps || (!staging && y0 + o >= g.height)) break;  // uniform per warp
+            // Block s + W - 1 enters the window; W divides 4, so every slot index is a constant.
+            horizontal_block<KH, KV>(tile, stride, o + kStepRows * (W - 1), last_row, lx, last_col4, fr, lane,
+                                     win[(u + W - 1) % W]);
+            float d[3][4];
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+#pragma unroll
+                for (int i = 0; i < KV; ++i) {
+                    const std::uint32_t(&p)[3][2] = win[(u + 2 * i) % W];
+                    const std::uint32_t(&n)[3][2] = win[(u + 2 * i + 1) % W];
+                    const std::uint32_t a[4] = {p[c][0], p[c][1], n[c][0], n[c][1]};
+                    if (i == 0) mma_start(d[c], a, fr.bv[i][0], fr.bv[i][1], 0.5f);
+                    else mma_acc(d[c], a, fr.bv[i][0], fr.bv[i][1]);
+                }
+            }
+            // d[c][e]: e = 0 (col gq, row 2t), 1 (gq, 2t+1), 2 (gq+8, 2t), 3 (gq+8, 2t+1). Each value is
+            // v + 0.5 with v in [0, 255.4]: adding 2^23 rounding down leaves floor(v + 0.5) in the
+            // low byte (the reference's quantisation of v / 255).
+            std::uint32_t out[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int ly = o + 2 * t + (e & 1), lc = lx + gq + 8 * (e >> 1);
+                const std::uint32_t centre = tile[min(ly + R, last_row) * stride + lc + g.halo_left];
+                const std::uint32_t r = __float_as_uint(__fadd_rd(d[0][e], 8388608.0f));
+                const std::uint32_t gg = __float_as_uint(__fadd_rd(d[1][e], 8388608.0f));
+                const std::uint32_t b = __float_as_uint(__fadd_rd(d[2][e], 8388608.0f));
+                out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre, 0x0070u), 0x5410u);
+            }
+            tl::cuda::dev::finish4(f, out);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int ly = o + 2 * t + (e & 1), lc = lx + gq + 8 * (e >> 1);
+                if (ly >= row_end) continue;
+                if (staging) {
+                    staging[ly * g.tile_w + lc] = out[e];
+                } else if (y0 + ly < g.height && x0 + lc < g.width) {
+                    tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y0 + ly)[x0 + lc] = out[e];
+                }
+            }
+        }
+    }
+}
+
+template <int KH, int KV, class Filter, class Geom>
+__device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
+                                          int tid, int nthreads, std::uint32_t* staging) {
+    const int lane = tid & 31, warp = tid >> 5, nwarps = nthreads >> 5;
+    Fragments<KH, KV> fr;
+    make_fragments<KH, KV>(f.weights, g.radius, g.halo_left, lane, fr);
+    const int strips = g.tile_w / kStripW;
+    // Rows are split between warps only when warps outnumber strips: every split costs the
+    // W - 1 H blocks a strip computes before its first output.
+    const int segs_wanted = nwarps > strips ? nwarps / strips : 1;
+    const int seg_rows = ((g.tile_h + segs_wanted - 1) / segs_wanted + kStepRows - 1) / kStepRows * kStepRows;
+    const int segs = (g.tile_h + seg_rows - 1) / seg_rows;
+    for (int item = warp; item < strips * segs; item += nwarps) {
+        const int seg = item / strips, lx = (item - seg * strips) * kStripW;
+        if (!staging && x0 + lx >= g.width) continue;  // uniform per warp
+        const int rb = seg * seg_rows;
+        strip<KH, KV>(f, tile, g, x0, y0, lx, rb, min(rb + seg_rows, g.tile_h), lane, fr, staging);
+    }
+}
+
+// compute_any's contract for one tile. No closing barrier (`sync` is unused): nothing here is
+// shared between warps but the stage, which every caller releases itself afterwards (tma:
+// __syncthreads, tma_ws: an empty-barrier arrival per warp, cluster: the kernel ends).
+template <class Filter, class Geom, class Sync>
+__device__ __forceinline__ void gaussian_tile(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
+                                              int tid, int nthreads, std::uint32_t* staging, Sync sync) {
+    const int kh = horizontal_kblocks(g.radius), kv = vertical_kblocks(g.radius);
+    if (kv == 1)
+        tile_with<2, 1>(f, tile, g, x0, y0, tid, nthreads, staging);
+    else if (kh == 2)
+        tile_with<2, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
+    else
+        tile_with<3, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
+    (void)sync;
+}
+
+} // namespace tl::cuda::detail::band_mma
