@@ -1,7 +1,7 @@
 // What a frame pays for handing its 4K image Vulkan -> CUDA -> Vulkan, and where the time goes.
 // A frame loop shaped like the viewer's (a "prepare" submit with the frame's first timestamp, the
 // CUDA copy signalling the exported timeline, a "render" submit that waits for it, reads the
-// output and does about the display pass's amount of Vulkan work), run with 2 and 3 frames in
+// output and does about the display pass's amount of Vulkan work), run with 2, 3 and 4 frames in
 // flight and in several arrangements, against the same frame with the copy done by Vulkan. Per
 // arrangement it prints the median frame span (first to last Vulkan timestamp: the latency), the
 // GPU frame period and the host's wall time per frame (the throughput), and the hand-off on one
@@ -41,6 +41,8 @@ enum class Arrangement {
     CudaEmpty,          // no copy: only the stamps, the frame number and the signal (the bare hand-off)
     CudaShowPrevious,   // the render part waits for the previous frame's run and shows its output
     CudaHostWait,       // diagnostic: the host waits for CUDA before submitting the render part
+    CudaRunOnce,        // CUDA runs at frame 0 only; every frame waits for that long-reached value
+                        // (the viewer with "Re-run every frame" off and nothing changed)
 };
 
 struct ArrangementInfo {
@@ -57,10 +59,11 @@ constexpr ArrangementInfo kArrangements[] = {
     {Arrangement::CudaEmpty, "cuda-empty"},
     {Arrangement::CudaShowPrevious, "cuda-show-previous"},
     {Arrangement::CudaHostWait, "cuda-host-wait (diag)"},
+    {Arrangement::CudaRunOnce, "cuda-run-once"},
 };
 
 constexpr int kWidth = 3840, kHeight = 2160;
-constexpr int kMaxInFlight = 3;
+constexpr int kMaxInFlight = 4;
 constexpr int kOutputs = kMaxInFlight + 1;  // a run never writes a buffer a frame in flight reads
 constexpr int kDisplayCopies = 3;           // the display stand-in: ~0.3 ms of 4K copies on H100
 constexpr int kFrames = 400;
@@ -174,6 +177,8 @@ struct HandoffFixture : InteropFixture {
         Outcome o;
         const bool cuda_path = arr != Arrangement::VulkanCopy;
         const bool show_previous = arr == Arrangement::CudaShowPrevious;
+        const bool run_once = arr == Arrangement::CudaRunOnce;
+        const bool cuda_each_frame = cuda_path && !run_once;  // frames with CUDA stamps
         cudaStream_t stream = nullptr;
         int least = 0, greatest = 0;
         cudaDeviceGetStreamPriorityRange(&least, &greatest);
@@ -231,9 +236,10 @@ struct HandoffFixture : InteropFixture {
             VK_CHECK(vkResetFences(ctx->device(), 1, &fences[slot]));
             VK_CHECK(vkResetCommandPool(ctx->device(), pools[slot], 0));
             const int out = n % kOutputs;
-            const int shown = show_previous ? (n + kOutputs - 1) % kOutputs : out;
-            expected[slot] = show_previous ? n - 1 : n;
-            const std::uint64_t wait_value = show_previous ? static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n) + 1;
+            const int shown = run_once ? 0 : show_previous ? (n + kOutputs - 1) % kOutputs : out;
+            expected[slot] = run_once ? 0 : show_previous ? n - 1 : n;
+            const std::uint64_t wait_value =
+                run_once ? 1 : show_previous ? static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n) + 1;
             const auto q = static_cast<std::uint32_t>(4 * n);
 
             const VkCommandBuffer prepare = cmds[slot][0], render = cmds[slot][1];
@@ -295,7 +301,7 @@ struct HandoffFixture : InteropFixture {
                 break;
             default:
                 submit(1, &prepare, 0, VK_NULL_HANDLE);
-                ok = enqueue_cuda(n, out);
+                if (!run_once || n == 0) ok = enqueue_cuda(n, out);
                 submit(1, &render, wait_value, fences[slot]);
                 break;
             }
@@ -322,7 +328,7 @@ struct HandoffFixture : InteropFixture {
         VK_CHECK(vkGetQueryPoolResults(ctx->device(), pool, 0, 4 * kFrames, t.size() * sizeof(std::uint64_t), t.data(),
                                        sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
         std::vector<std::uint64_t> c(2 * kFrames, 0);
-        if (cuda_path) cudaMemcpy(c.data(), stamps, c.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost);
+        if (cuda_each_frame) cudaMemcpy(c.data(), stamps, c.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost);
         std::vector<double> span, period, to_cuda, cuda_us, to_vulkan, render_us, idle;
         for (int n = kWarmup; n < kFrames; ++n) {
             const double b = vk_ns(t[4 * n]), prep_end = vk_ns(t[4 * n + 1]), resumed = vk_ns(t[4 * n + 2]),
@@ -331,7 +337,7 @@ struct HandoffFixture : InteropFixture {
             period.push_back((end - prev_end) * 1e-6);
             render_us.push_back((end - resumed) * 1e-3);
             idle.push_back((b - prev_end) * 1e-3);
-            if (cuda_path) {
+            if (cuda_each_frame) {
                 const double c0 = static_cast<double>(c[2 * n]) - link, c1 = static_cast<double>(c[2 * n + 1]) - link;
                 to_cuda.push_back((c0 - prep_end) * 1e-3);
                 cuda_us.push_back((c1 - c0) * 1e-3);
@@ -355,10 +361,11 @@ struct HandoffFixture : InteropFixture {
         const double zero = vk_ns(t[4 * kWarmup]);
         char line[256];
         for (int n = kWarmup; n < kWarmup + 6; ++n) {
-            const double c0 = cuda_path ? static_cast<double>(c[2 * n]) - link : zero, c1 = cuda_path ? static_cast<double>(c[2 * n + 1]) - link : zero;
+            const double c0 = cuda_each_frame ? static_cast<double>(c[2 * n]) - link : zero,
+                         c1 = cuda_each_frame ? static_cast<double>(c[2 * n + 1]) - link : zero;
             const double b = (vk_ns(t[4 * n]) - zero) * 1e-3, p = (vk_ns(t[4 * n + 1]) - zero) * 1e-3,
                          r = (vk_ns(t[4 * n + 2]) - zero) * 1e-3, e = (vk_ns(t[4 * n + 3]) - zero) * 1e-3;
-            if (cuda_path)
+            if (cuda_each_frame)
                 std::snprintf(line, sizeof(line), "    frame %d: B %.1f  P %.1f  C0 %.1f  C1 %.1f  R %.1f  E %.1f\n", n, b, p,
                               (c0 - zero) * 1e-3, (c1 - zero) * 1e-3, r, e);
             else
@@ -384,14 +391,14 @@ TEST_F(HandoffFixture, FrameSpanPeriodAndHandoffAt4K) {
     std::printf("%-22s %3s %7s %7s %13s %7s %7s %10s %6s %20s %7s %6s %6s\n", "arrangement", "fif", "span", "period",
                 "p10-p90", "mean", "wall", "prep->cuda", "cuda", "cuda->vk p10/50/90", "min", "render", "idle");
     std::vector<std::string> details;
-    for (int in_flight : {2, 3}) {
+    for (int in_flight : {2, 3, 4}) {
         for (const auto& a : kArrangements) {
             const Outcome o = run(a.arrangement, in_flight);
             EXPECT_EQ(o.error, "") << a.name;
             EXPECT_EQ(o.wrong_frames, 0) << a.name << ", " << in_flight << " in flight: frames showed another frame's output";
             std::printf("%-22s %3d %7.4f %7.4f %6.4f-%6.4f %7.4f %7.4f ", a.name, in_flight, o.span, o.period, o.period_p10,
                         o.period_p90, o.mean_period, o.wall);
-            if (a.arrangement == Arrangement::VulkanCopy)
+            if (a.arrangement == Arrangement::VulkanCopy || a.arrangement == Arrangement::CudaRunOnce)
                 std::printf("%10s %6s %20s %7s", "-", "-", "-", "-");
             else
                 std::printf("%10.1f %6.1f %6.1f/%6.1f/%6.1f %7.1f", o.prepare_to_cuda, o.cuda, o.cuda_to_vulkan[0],
