@@ -15,8 +15,8 @@
 //     horizontal  thread = one output row x kHRun outputs: a running sum over the column sums in
 //                 32-bit per channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean
 //                 with one multiply-high per channel; alpha from the centre pixel
-//   thread 0 refills ring stages no later output row reads (the ring holds the 2R + 33 rows one
-//   block reads, plus `stages` - 1 stages in flight)
+//   thread 0 refills ring stages no later output row reads (the ring holds the 2R + kBlockRows + 1
+//   rows one block reads, plus `stages` - 1 stages in flight)
 // Borders: rows and columns outside the image are read from the row / column the border rule
 // names (fold_coord) inside the ring, which always holds them: output row y reads rows within
 // [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
@@ -41,13 +41,14 @@ namespace {
 
 constexpr int kMaxRadius = 32;
 constexpr int kStripW = 128;      // output columns per CTA (a multiple of kHRun)
-constexpr int kBlockRows = 32;    // output rows per vertical / horizontal block
-constexpr int kStageRows = 16;    // rows per TMA stage (two per block: the ring grows in 16-row steps)
-constexpr int kHRun = 32;         // outputs per horizontal running sum (one thread)
+constexpr int kBlockRows = 16;    // output rows per vertical / horizontal block
+constexpr int kStageRows = 16;    // rows per TMA stage
+constexpr int kHRun = 16;         // outputs per horizontal running sum (one thread)
 constexpr int kMaxThreads = ((kStripW + 2 * kMaxRadius) + 31) / 32 * 32;
 constexpr int kMaxStages = 12;
 static_assert(kStripW % kHRun == 0 && kStripW / kHRun * kBlockRows <= kMaxThreads, "one horizontal item per thread");
 static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
+constexpr int kStagesPerBlock = kBlockRows / kStageRows;
 
 // Smallest radius launch_tma sends here; the tile path keeps radius 1 (its compile-time 3x3
 // register window). H100, 4K RGBA8 clamp, stages 2, tile path -> this kernel (first version):
@@ -60,7 +61,7 @@ template <int kHalo>
 struct Shape {
     static_assert(kHalo % 4 == 0 && kHalo <= kMaxRadius);
     // An odd number of 16-byte units per ring row: the horizontal pass reads the centre pixels of
-    // 32 consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
+    // consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
     static constexpr int kBoxW = ((2 * kHalo + kStripW) / 4 | 1) * 4;
     // Odd, so 16 consecutive rows of 8-byte column sums fall in 16 distinct bank pairs.
     static constexpr int kCsStride = (kStripW + 2 * kHalo) | 1;
@@ -70,7 +71,7 @@ struct Shape {
 struct StreamGeom {
     int width, height, radius;
     int strips, seg_h;        // strips across, output rows per vertical segment (a multiple of kBlockRows)
-    int ring_stages;          // K (even: the ring holds whole blocks)
+    int ring_stages;          // K (a multiple of kStagesPerBlock: the ring holds whole blocks)
     std::uint32_t stage_bytes;
     std::uint32_t inv_n;      // floor(2^32 / n) + 1, n = (2R + 1)^2
     std::uint32_t half_n;     // (n - 1) / 2
@@ -135,10 +136,19 @@ __global__ void __launch_bounds__(kMaxThreads)
     int issued = 0;  // thread 0's count of stages issued
     if (tid == 0)
         for (; issued < min(K, nstages); ++issued) issue(issued);
-    int waited = 0;  // stages every thread has waited for (the same count in every thread)
+    // Stages every thread has waited for (the same in every thread), with the next one's slot and
+    // barrier phase kept as counters (a division per wait costs more than the wait).
+    int waited = 0, wait_slot = 0;
+    std::uint32_t wait_phase = 0;
     auto wait_through = [&](int s) {
         s = min(s, nstages - 1);
-        for (; waited <= s; ++waited) mbar_wait(&full[waited % K], static_cast<std::uint32_t>((waited / K) & 1));
+        for (; waited <= s; ++waited) {
+            mbar_wait(&full[wait_slot], wait_phase);
+            if (++wait_slot == K) {
+                wait_slot = 0;
+                wait_phase ^= 1u;
+            }
+        }
     };
 
     // This thread's column: virtual column x0 - R + tid, read from the loaded column the border
@@ -175,17 +185,24 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int hj = tid % kBlockRows;
     const int hx = (tid / kBlockRows) * kHRun;
 
-    for (int k = 0; k < blocks; ++k) {
+    // Ring rows of this block's first leaving row (Bk), first entering row (Bk + 2R + 1) and of
+    // this thread's centre row (Bk + hj + R + 1), advanced by B per block.
+    auto wrap = [&](int r) { return r >= ring_rows ? r - ring_rows : r; };
+    int leave0 = 0;
+    int enter0 = (2 * R + 1) % ring_rows;
+    int centre0 = (hj + R + 1) % ring_rows;
+    for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows), enter0 = wrap(enter0 + kBlockRows),
+             centre0 = wrap(centre0 + kBlockRows)) {
         const int yk = ys + k * kBlockRows;
-        // Loaded rows 32k .. 32k + 2R + 32: the leaving and entering rows of this block.
+        // Loaded rows Bk .. Bk + 2R + B (B = kBlockRows): the leaving and entering rows of this block.
         wait_through((k * kBlockRows + 2 * R + kBlockRows) / kStageRows);
         if (has_col) {
             uint2* out = colsum + tid;
             const bool inside = g.border == Border::Zero || (yk - R - 1 >= 0 && yk + kBlockRows + R <= g.height);
-            // Leaving rows are loaded rows 32k + j: ring rows (32k mod ring) + j, never wrapping
-            // inside a block. Entering rows 32k + 2R + 1 + j wrap inside one block of K / 2.
-            const std::uint32_t* lp = ring + ((k * kBlockRows) % ring_rows) * kBoxW + lc;
-            const int e0 = (k * kBlockRows + 2 * R + 1) % ring_rows;
+            // Leaving rows are loaded rows Bk + j: ring rows (Bk mod ring) + j, never wrapping
+            // inside a block. Entering rows Bk + 2R + 1 + j wrap inside one block per ring turn.
+            const std::uint32_t* lp = ring + leave0 * kBoxW + lc;
+            const int e0 = enter0;
             const std::uint32_t* ep = ring + e0 * kBoxW + lc;
             auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
                 s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
@@ -214,25 +231,26 @@ __global__ void __launch_bounds__(kMaxThreads)
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
             const uint2* row = colsum + hj * kCs + hx;
             std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
-            // Start-up sum of the first output's 2R + 1 column sums, 3 at a time: three (R, B)
-            // column sums (at most 65 x 255 per lane each) still fit the 16-bit lanes together.
-            int t = 0;
-            for (; t + 3 <= 2 * R + 1; t += 3) {
-                const uint2 a = row[t], b = row[t + 1], c = row[t + 2];
-                const std::uint32_t prb = a.x + b.x + c.x;
+            // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
+            // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
+            // lanes together, so a group costs one add per column sum and one unpack.
+            constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
+            for (int t = 0; t <= 2 * R; t += kGroup) {
+                std::uint32_t prb = 0;
+#pragma unroll
+                for (int u = 0; u < kGroup; ++u) {
+                    if (t + u <= 2 * R) {
+                        const uint2 v = row[t + u];
+                        prb += v.x;
+                        ag += v.y;
+                    }
+                }
                 ar += prb & 0xffffu;
                 ab += prb >> 16;
-                ag += a.y + b.y + c.y;
-            }
-            for (; t <= 2 * R; ++t) {
-                const uint2 a = row[t];
-                ar += a.x & 0xffffu;
-                ab += a.x >> 16;
-                ag += a.y;
             }
             // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
             const auto* centre =
-                reinterpret_cast<const uint4*>(ring + ((y - load_row0) % ring_rows) * kBoxW + kHalo + hx);
+                reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
             const uint2* enter = row + 2 * R;
             auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
 #pragma unroll
@@ -276,7 +294,7 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
         __syncthreads();  // column sums and the block's ring rows are free again
         if (tid == 0) {
-            // The next block reads loaded rows from 32 (k + 1) on: stage s overwrites stage s - K,
+            // The next block reads loaded rows from B (k + 1) on: stage s overwrites stage s - K,
             // free once all of its rows lie below that.
             fence_proxy_async_smem();
             while (issued < nstages && (issued - K + 1) * kStageRows <= (k + 1) * kBlockRows) issue(issued++);
@@ -293,13 +311,13 @@ template <int kHalo>
 std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g) {
     const int R = g.radius;
     g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
-    // The ring: the stages one block reads (loaded rows 32k .. 32k + 2R + 32) plus `stages` - 1
+    // The ring: the stages one block reads (loaded rows Bk .. Bk + 2R + B) plus `stages` - 1
     // in flight, rounded up to whole blocks; shallower (down to the window) when shared memory is
     // short.
     const int window = (kBlockRows + 2 * R) / kStageRows + 1;
     const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(Shape<kHalo>::kCsStride) * 8;
     const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
-    auto even = [](int k) { return (k + 1) / 2 * 2; };
+    auto even = [](int k) { return (k + kStagesPerBlock - 1) / kStagesPerBlock * kStagesPerBlock; };
     auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + kTmaSharedAlign; };
     int K = even(window - 1 + a.policy.stages);
     while (K > even(window) && smem_for(K) > limit) K -= 2;
