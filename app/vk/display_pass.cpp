@@ -64,7 +64,8 @@ DisplayPass::DisplayPass(const Context& ctx, VkRenderPass render_pass) : ctx_(ct
     VK_CHECK(vkCreateDescriptorPool(dev, &dp, nullptr, &pool_));
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = pool_;
-    const std::array<VkDescriptorSetLayout, kSets> layouts{set_layout_, set_layout_};
+    std::array<VkDescriptorSetLayout, kSets> layouts{};
+    layouts.fill(set_layout_);
     ai.descriptorSetCount = kSets;
     ai.pSetLayouts = layouts.data();
     VK_CHECK(vkAllocateDescriptorSets(dev, &ai, sets_.data()));

@@ -47,7 +47,7 @@ public:
     DisplayPass& operator=(const DisplayPass&) = delete;
 
     // Descriptor sets, one per output buffer a producer alternates between (record() picks one).
-    static constexpr std::uint32_t kSets = 2;
+    static constexpr std::uint32_t kSets = 3;
 
     // Points every set at the two RGBA8 buffers. The caller guarantees no frame using the previous
     // buffers is still in flight (image changes are rare: the app waits for the device first).
