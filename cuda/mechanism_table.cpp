@@ -51,7 +51,9 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "16-byte aligned addresses: the tile's x start is aligned down to 4 pixels and a slightly "
      "wider span is loaded; pixels whose source lies outside the image are filled afterwards by "
      "the border rule with plain loads. Each byte crosses DRAM and L2 once (plus the halo), and "
-     "the copy costs one instruction per 16 bytes with no register traffic.",
+     "the copy costs one instruction per 16 bytes with no register traffic. RGBA8 Sobel, "
+     "Laplacian, sharpen and emboss are computed on the bytes in integers, two channels per "
+     "32-bit register.",
      {.block = true, .stages = true}},
     {Mechanism::Tma, "tma", "TMA tile", 9, 0, "UTMALDG",
      "Hopper's Tensor Memory Accelerator copies a whole 2D box of the image to shared memory from "
@@ -60,10 +62,16 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "generation, bounds checks and the zero fill of out-of-bounds parts are done by the copy "
      "engine, not by threads. Each byte crosses DRAM and L2 once (plus the halo). TMA only "
      "fills with zeros, so clamp and mirror borders need a fix-up pass over edge tiles; boxes are "
-     "at most 256 per dimension and their inner extent a multiple of 16 bytes. Gaussian on RGBA8 "
+     "at most 256 per dimension and their inner extent a multiple of 16 bytes. Box on RGBA8 "
+     "(radius 2 to 32) streams instead: a block walks down a 128-column strip through a ring of "
+     "TMA row boxes keeping integer running sums (down each column, then across the column sums), "
+     "so one row enters and one leaves per output row whatever the radius, and borders are read "
+     "by folding rows and columns inside the ring. Gaussian on RGBA8 "
      "(radius up to 12) runs its two 1D passes as band-matrix products on the tensor cores "
      "(mma.sync, HMMA in SASS): bytes become fp16 exactly and sums stay fp32, within a third of "
-     "a level of the reference.",
+     "a level of the reference. The RGBA8 3x3 filters (Sobel, Laplacian, sharpen, emboss, box "
+     "r=1) are computed on the bytes in integers, two channels per 32-bit register, with column "
+     "sums shared by neighbouring outputs; only Sobel's magnitude and sharpen's amount use float.",
      {.tile = true, .stages = true, .tma_store = true}},
     {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
      "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "
@@ -71,7 +79,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "wait on the full barriers, compute and release the slot. Loads of later tiles overlap the "
      "math of the current one without the consumers spending a single instruction on address "
      "arithmetic. Each byte crosses DRAM and L2 once (plus the halo); the price is a warp that "
-     "does no math and the barrier traffic per stage.",
+     "does no math and the barrier traffic per stage. The consumers compute as tma does (RGBA8 "
+     "3x3 filters in integers, two channels per register).",
      {.tile = true, .stages = true}},
     {Mechanism::Cluster, "cluster", "Thread-block cluster", 9, 0, "UCGABAR_ARV",
      "Hopper thread-block clusters: the CTAs of a cluster (stacked along y) run at the same time "

@@ -490,16 +490,23 @@ decltype(auto) with_pixel(PixelFormat f, Fn&& fn) {
 // one fused kernel per (mechanism, filter type).
 // A chain of per-channel ops only (brightness-contrast, gamma, invert, levels, LUT) maps each
 // stored byte of R, G and B to an output byte independently of the other channels, so the whole
-// chain, quantisation included, is one 256-entry table per channel. `byte_table` (set on the host
-// by with_epilogue) makes every block build that table in stage_epilogue by running the device
-// chain itself (chain_rgba8's exact steps) on the 256 byte values, and the epilogue then costs
-// three shared byte loads per pixel: exact by construction, bit for bit what the chain computes
-// (and what the two-pass path stores). Chains with a cross-channel op (saturation, grayscale,
-// threshold, colour matrix) run as arithmetic.
-template <class F>
+// chain, quantisation included, is one 256-entry table per channel. Fused<F, true> (chosen on
+// the host by with_epilogue) makes every block build that table in stage_epilogue by running the
+// device chain itself (chain_rgba8's exact steps) on the 256 byte values, and the epilogue then
+// costs three shared byte loads per pixel: exact by construction, bit for bit what the chain
+// computes (and what the two-pass path stores). Chains with a cross-channel op (saturation,
+// grayscale, threshold, colour matrix) run as arithmetic. The table form is its own kernel, so it
+// carries none of the chain call's registers and stack. H100 4K + chain3 (lut, brightness-
+// contrast, gamma), best mechanism: the chain as arithmetic, sobel 90.3 us (README); the table
+// chosen at run time inside the chain kernel, sobel 54.2 and laplacian 41.3 (tma_ws;
+// 64 registers, 8 blocks per SM); the table kernel of its own, sobel 45.2 (tma), laplacian 37.2,
+// emboss 36.8, box r=1 37.2 (tma_ws; laplacian 50 registers, 9 blocks), against 57.5-60.3 for
+// the two passes. Left: ncu counts 66 instructions per pixel for fused laplacian against 44
+// plain, the table build (256 chains per block) and three lookups and repacking per pixel.
+template <class F, bool kByteTable = false>
 struct Fused : F {
     pixel::OpsBlock ops;
-    bool byte_table = false;
+    static constexpr bool byte_table = kByteTable;
 };
 
 // Host: whether every op of the chain works on each channel alone (see Fused).
@@ -519,7 +526,7 @@ inline bool chain_is_per_channel(const pixel::OpsBlock& ops) {
 }
 
 template <class F> struct BaseFilter { using type = F; };
-template <class F> struct BaseFilter<Fused<F>> { using type = F; };
+template <class F, bool T> struct BaseFilter<Fused<F, T>> { using type = F; };
 // The filter a (possibly fused) functor computes: what type-based dispatch looks at.
 template <class F> using base_filter_t = typename BaseFilter<F>::type;
 template <class F> inline constexpr bool is_fused_v = !std::is_same_v<base_filter_t<F>, F>;
@@ -539,6 +546,13 @@ __device__ __forceinline__ pixel::LutTables& fused_luts() {
     return tables;
 }
 
+// The folded chain of Fused<F, true>: 768 bytes instead of fused_luts' 3 KB.
+using ByteTable = std::uint8_t[3][256];
+__device__ __forceinline__ ByteTable& fused_table() {
+    __shared__ ByteTable table;
+    return table;
+}
+
 // Every fused kernel calls this before its first block-wide barrier (which then publishes the
 // tables); all threads of the block take part, whatever the block's shape.
 template <class Filter>
@@ -546,10 +560,10 @@ __device__ __forceinline__ void stage_epilogue(const Filter& f) {
     if constexpr (is_fused_v<Filter>) {
         const int tid = int((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
         const int n = int(blockDim.x * blockDim.y * blockDim.z);
-        if (f.byte_table) {
+        if constexpr (Filter::byte_table) {
             // The folded chain (see Fused): entry i of channel ch is the chain on byte i, the LUTs
             // read in place from the parameter block (256 evaluations per block, once).
-            auto& table = fused_luts()[0];
+            auto& table = fused_table();
             for (int i = tid; i < 256; i += n) {
                 const float v = float(i) * (1.0f / 255.0f);
                 float c[3] = {v, v, v};
@@ -558,12 +572,12 @@ __device__ __forceinline__ void stage_epilogue(const Filter& f) {
                 table[1][i] = std::uint8_t(chain_quantize(c[1]));
                 table[2][i] = std::uint8_t(chain_quantize(c[2]));
             }
-            return;
+        } else {
+            const int words = f.ops.lut_count * 3 * 256 / 4;
+            const auto* from = reinterpret_cast<const std::uint32_t*>(&f.ops.luts[0][0][0]);
+            auto* to = reinterpret_cast<std::uint32_t*>(&fused_luts()[0][0][0]);
+            for (int i = tid; i < words; i += n) to[i] = from[i];
         }
-        const int words = f.ops.lut_count * 3 * 256 / 4;
-        const auto* from = reinterpret_cast<const std::uint32_t*>(&f.ops.luts[0][0][0]);
-        auto* to = reinterpret_cast<std::uint32_t*>(&fused_luts()[0][0][0]);
-        for (int i = tid; i < words; i += n) to[i] = from[i];
     }
 }
 
@@ -603,7 +617,7 @@ inline __device__ __noinline__ uint4 chain_rgba8x4(uint4 v, const pixel::OpsBloc
 
 // The folded chain (Fused::byte_table) on one stored RGBA8 value: three shared byte loads.
 __device__ __forceinline__ std::uint32_t chain_table_rgba8(std::uint32_t b) {
-    const auto& t = fused_luts()[0];
+    const auto& t = fused_table();
     const std::uint32_t r = t[0][b & 0xffu];
     const std::uint32_t g = t[1][(b >> 8) & 0xffu];
     const std::uint32_t bl = t[2][(b >> 16) & 0xffu];
@@ -616,16 +630,16 @@ template <class Filter, class Storage>
 __device__ __forceinline__ void finish4(const Filter& f, Storage (&out)[4]) {
     if constexpr (is_fused_v<Filter>) {
         static_assert(std::is_same_v<Storage, std::uint32_t>, "fused kernels are RGBA8 only");
-        if (f.byte_table) {
+        if constexpr (Filter::byte_table) {
 #pragma unroll
             for (int p = 0; p < 4; ++p) out[p] = chain_table_rgba8(out[p]);
-            return;
+        } else {
+            const uint4 r = chain_rgba8x4(make_uint4(out[0], out[1], out[2], out[3]), f.ops);
+            out[0] = r.x;
+            out[1] = r.y;
+            out[2] = r.z;
+            out[3] = r.w;
         }
-        const uint4 r = chain_rgba8x4(make_uint4(out[0], out[1], out[2], out[3]), f.ops);
-        out[0] = r.x;
-        out[1] = r.y;
-        out[2] = r.z;
-        out[3] = r.w;
     } else {
         (void)f;
         (void)out;
@@ -636,8 +650,8 @@ template <class Pixel, class Filter>
 __device__ __forceinline__ typename Pixel::Storage finish(const Filter& f, float4 v) {
     if constexpr (is_fused_v<Filter>) {
         static_assert(std::is_same_v<Pixel, PixelRGBA8>, "fused kernels are RGBA8 only");
-        if (f.byte_table) return chain_table_rgba8(Pixel::from_float(v));
-        return chain_rgba8(Pixel::from_float(v), f.ops);
+        if constexpr (Filter::byte_table) return chain_table_rgba8(Pixel::from_float(v));
+        else return chain_rgba8(Pixel::from_float(v), f.ops);
     } else {
         return Pixel::from_float(v);
     }
@@ -695,8 +709,14 @@ template <class Pixel, class Filter, class Fn>
 decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {
         if (ops != nullptr) {
+            // The table form only for the integer 3x3 filters, to bound the kernels instantiated.
+            if constexpr (Swar3x3<Filter>::value) {
+                if (chain_is_per_channel(*ops)) {
+                    Fused<Filter, true> fused{f, *ops};
+                    return fn(fused);
+                }
+            }
             Fused<Filter> fused{f, *ops};
-            fused.byte_table = chain_is_per_channel(*ops);
             return fn(fused);
         }
     }

@@ -28,6 +28,10 @@ using namespace dev_tma;
 // s=0.5/1.5/3 108.0/184.7/275.2 -> 93.5/160.3/241.0 us. minBlocks 0 leaves ptxas unconstrained:
 // the other instantiations compile as before (the RGBA32F twins spill under these caps).
 // Emboss (98) and UserKernel3 (100) would fit 80 without spilling at (128, 6); not yet timed.
+// Since the RGBA8 3x3 filters run in integers (filters.cuh, swar4) Sobel needs 77 registers and
+// emboss 58, so these caps no longer bind them. Capping Sobel at (128, 8) (64 registers, 8 blocks
+// instead of 6 per SM) was expected to bring it from 35 to ~31 us and measured 35.3 -> 36.1 us
+// (H100 4K clamp): not kept.
 template <class Filter, class Pixel>
 inline constexpr bool kTmaSobel8 =
     std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> &&
