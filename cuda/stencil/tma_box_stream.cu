@@ -21,11 +21,19 @@
 // names (fold_coord) inside the ring, which always holds them: output row y reads rows within
 // [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
 //
-// Measured (H100, 4K RGBA8 clamp, ncu): the first version (runtime box width, the add and the
-// subtract of each row apart, 32-row stages) ran 62 thread instructions per pixel at r=16 and
-// 46 at r=4, issuing on 34 % of cycles with 2.2 warps per scheduler: 62.0 us at r=16, 60.3 at r=4.
-// Expected from this version: about 32 per pixel at r=16 (vertical 9 per column-row x 1.25,
-// horizontal 15 per output + 3 start-up).
+// Expected before writing it: ~40-50 thread instructions per pixel, memory-bound near 1.3x the
+// copy. Measured (H100, 4K RGBA8, stages 2; copy kernel 25.7 us), tile path -> this kernel:
+//   clamp  r=4 75.4 -> 43.9 us (1.71x copy), r=16 103.6 -> 45.9 (1.78x), r=32 271.5 -> 66.2 (2.58x;
+//          cluster's 194.9 was the best before); mirror r=16 46.1, zero r=16 45.8.
+// Not memory-bound: where the time goes at r=16 (ncu): 52 thread instructions per pixel (vertical
+// 17 = 9 per column-row x 1.25 columns per output + 4 in the one block per ring turn whose entering
+// rows wrap + per-block set-up; horizontal 29 = ~14 per output + 6 start-up + 6 per 4 outputs;
+// warm-up 4), issued on 37 % of cycles with 3.5 warps per scheduler (3 CTAs of 5 warps, shared
+// memory bound); stalls per issued instruction: shared-load results 2.7, fixed-latency 1.7,
+// barriers 1.7, TMA waits 1.0. DRAM reads 42 MB (1.27x the image: strip and segment halos
+// re-read) and the SMs are active 85 % of the time (the first window's loads, the short last
+// segment). Steps that moved it (r=16): 2 -> 3 CTAs per SM with 16-row blocks 62 -> 49 us;
+// compile-time strides (62 -> 47 instructions per pixel) alone moved nothing at 2 CTAs per SM.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
@@ -51,8 +59,7 @@ static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
 constexpr int kStagesPerBlock = kBlockRows / kStageRows;
 
 // Smallest radius launch_tma sends here; the tile path keeps radius 1 (its compile-time 3x3
-// register window). H100, 4K RGBA8 clamp, stages 2, tile path -> this kernel (first version):
-// r=1 32.6 -> 59.5 us, r=4 75.4 -> 60.3, r=16 103.6 -> 62.0, r=32 271.5 -> 115.6 (cluster 194.9).
+// register window): H100, 4K RGBA8 clamp, stages 2, tile path 32.5 us, this kernel 43.2 us.
 constexpr int kMinDispatchRadius = 2;
 
 // Compile-time shapes per radius class (R rounded up to kHalo): ring rows and column-sum rows
@@ -158,12 +165,24 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int vc = x0 - R + tid;
     int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - kHalo);
     lc = min(max(lc, 0), kBoxW - 1);
-    // Ring row of image row v under the border rule, for blocks that reach outside the image
-    // (the first and last of a column of segments); clamped like the columns.
-    auto ring_row_folded = [&](int v) {
-        const int r = g.border == Border::Zero ? v : fold_coord(v, g.height, g.border);
-        const int li = min(max(r - load_row0, 0), nload - 1);
-        return ring + std::size_t(li % ring_rows) * kBoxW;
+    // Image row of row v under Clamp or Mirror, for the blocks that reach outside the image (the
+    // first and last of a column of segments). One reflection covers every image at least R + 1
+    // rows tall; fold_coord (a division) only for shorter ones. ncu (H100, r=16): this path with
+    // fold_coord and a modulo into the ring per row ran ~330 instructions per row and 4.6 of the
+    // kernel's 57 instructions per pixel.
+    auto fold_row = [&](int v) {
+        int r = v;
+        if (r < 0) r = g.border == Border::Mirror ? -r - 1 : 0;
+        if (r >= g.height) r = g.border == Border::Mirror ? 2 * g.height - 1 - r : g.height - 1;
+        return (r < 0 || r >= g.height) ? fold_coord(v, g.height, g.border) : r;
+    };
+    // Ring row of the folded row v for block rows based at loaded row `first` (ring row `first_ring`):
+    // an output of the block reads loaded rows first .. first + span only, so the offset is
+    // clamped there (rows no stored output reads may fold anywhere) and wraps at most once.
+    auto ring_row_folded = [&](int v, int first, int first_ring, int span) {
+        const int o = min(max(fold_row(v) - load_row0 - first, 0), span);
+        const int r = first_ring + o;
+        return ring + (r >= ring_rows ? r - ring_rows : r) * kBoxW;
     };
 
     // Vertical running sums: (R, B) in the 16-bit lanes of one register, G in another.
@@ -174,7 +193,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     if (has_col) {
         const bool inside = g.border == Border::Zero || (ys - R - 1 >= 0 && ys + R <= g.height);
         for (int i = 0; i <= 2 * R; ++i) {
-            const std::uint32_t p = inside ? ring[i * kBoxW + lc] : ring_row_folded(load_row0 + i)[lc];
+            const std::uint32_t p = inside ? ring[i * kBoxW + lc] : ring_row_folded(load_row0 + i, 0, 0, 2 * R + 1)[lc];
             s_rb += lanes_rb(p);
             s_g += lane_g(p);
         }
@@ -220,7 +239,9 @@ __global__ void __launch_bounds__(kMaxThreads)
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
                     const int y = yk + j;
-                    step(j, ring_row_folded(y + R)[lc], ring_row_folded(y - R - 1)[lc]);
+                    const int first = k * kBlockRows, span = 2 * R + kBlockRows;
+                    step(j, ring_row_folded(y + R, first, leave0, span)[lc],
+                         ring_row_folded(y - R - 1, first, leave0, span)[lc]);
                 }
             }
         }
@@ -234,20 +255,30 @@ __global__ void __launch_bounds__(kMaxThreads)
             // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
             // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
             // lanes together, so a group costs one add per column sum and one unpack.
+            // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
+            // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
             constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
-            for (int t = 0; t <= 2 * R; t += kGroup) {
+            const int taps = 2 * R + 1;
+            int t = 0;
+            for (; t + kGroup <= taps; t += kGroup) {
                 std::uint32_t prb = 0;
 #pragma unroll
                 for (int u = 0; u < kGroup; ++u) {
-                    if (t + u <= 2 * R) {
-                        const uint2 v = row[t + u];
-                        prb += v.x;
-                        ag += v.y;
-                    }
+                    const uint2 v = row[t + u];
+                    prb += v.x;
+                    ag += v.y;
                 }
                 ar += prb & 0xffffu;
                 ab += prb >> 16;
             }
+            std::uint32_t prb = 0;
+            for (; t < taps; ++t) {
+                const uint2 v = row[t];
+                prb += v.x;
+                ag += v.y;
+            }
+            ar += prb & 0xffffu;
+            ab += prb >> 16;
             // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
             const auto* centre =
                 reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
