@@ -12,12 +12,19 @@
 //   horizontal  H[m, n] = sum_j  Ah_j[m, k] * B_j[k, n]          (16 x 8, KH k-blocks)
 //               Ah_j[m, k] = w[16 j + phys(k) - HL - m + R]      band of weights (0 outside)
 //               B_j[k, n]  = 1024 + tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16, exact)
-//   vertical    O[m, n] = sum_i  H[m, o + 16 i + k] * Bv_i[k, n]  (16 x 8 output rows o..o+7)
-//               Bv_i[k, n] = w[16 i + k - n]
+//   vertical    O[m, n] = sum_q  H[m, o + 8 q + k] * Bv_q[k, n]   (16 x 8 output rows o..o+7,
+//               Bv_q[k, n] = w[8 q + k - n]                       W blocks of 8 box rows, m16n8k8)
 // The output matrix of the first product is, register for register, the A operand of the
-// second (m = output column, k = box row): two 8-row H blocks packed to fp16 form one 16x16 A
-// fragment with no shared-memory round trip. Each H block is computed once and kept in a
-// sliding window of 2 KV blocks while the strip walks down 8 rows per step.
+// second (m = output column, k = box row): one 8-row H block packed to fp16 is one m16n8k8 A
+// fragment, with no shared-memory round trip. Each H block is computed once and kept in a
+// sliding window of W blocks (the 2R + 8 box rows a step reads) while the strip walks down 8
+// rows per step.
+//
+// Why m16n8k8 for the vertical pass (H100 4K s=3, before -> after): with m16n8k16 a block was
+// the low half of one A operand and the high half of the next step's, so every vertical MMA
+// first copied 4 registers into a fresh quad (SASS: 24 IMAD.MOV per step beside 6 HMMA); an
+// m16n8k8 A operand is exactly one block's register pair. It also drops the unused fourth
+// block for R = 5..8 (W = 3 instead of 4).
 //
 // The k order inside a 16-pixel k-block is free (A and B agree on it): lane t's four k slots
 // {2t, 2t+1, 2t+8, 2t+9} are pixels 4t..4t+3, so one 16-byte shared load per lane and row feeds
@@ -42,8 +49,8 @@ namespace tl::cuda::detail::band_mma {
 
 inline constexpr int kStripW = 16;   // output columns per strip (the MMA's M)
 inline constexpr int kStepRows = 8;  // output rows per step (the MMA's N)
-// KH = 3 horizontal k-blocks (48 box columns) hold HL + 16 + R <= 48 and KV = 2 vertical
-// k-blocks (32 box rows) hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path.
+// KH = 3 horizontal k-blocks (48 box columns) hold HL + 16 + R <= 48 and W = 4 blocks of 8 box
+// rows hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path.
 inline constexpr int kMaxRadius = 12;
 
 // Box columns left of the tile for RGBA8 (R rounded up to 16 bytes), as the planner's halo.
@@ -51,7 +58,7 @@ __host__ __device__ constexpr int halo_left_rgba8(int radius) { return (radius +
 __host__ __device__ constexpr int horizontal_kblocks(int radius) {
     return (halo_left_rgba8(radius) + radius + kStripW + 15) / 16;
 }
-__host__ __device__ constexpr int vertical_kblocks(int radius) { return (2 * radius + kStepRows + 15) / 16; }
+__host__ __device__ constexpr int vertical_blocks(int radius) { return (2 * radius + kStepRows + 7) / 8; }
 
 // Whether a tile of this width and radius runs here (host: launch geometry; device: dispatch).
 __host__ __device__ constexpr bool fits(int radius, int tile_w) {
@@ -78,6 +85,17 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const std::uint32_t (&a)
     (void)d; (void)a; (void)b0; (void)b1; (void)c0; (void)c1; (void)c2; (void)c3;
 #endif
 }
+// d = a * b + c for one m16n8k8 tile (HMMA.1688.F32): the vertical pass, one 8-row H block per A.
+__device__ __forceinline__ void mma_k8(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t b, float c0,
+                                       float c1, float c2, float c3) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a0), "r"(a1), "r"(b), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+    (void)d; (void)a0; (void)a1; (void)b; (void)c0; (void)c1; (void)c2; (void)c3;
+#endif
+}
 __device__ __forceinline__ void mma_start(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
                                           float c) {
     mma16816(d, a, b0, b1, c, c, c, c);
@@ -100,15 +118,15 @@ __device__ __forceinline__ std::uint32_t band_pair(std::uint32_t lane_pair, int 
 }
 
 // The constant fragments of one strip: horizontal A (band of T^T) and vertical B (band of Wv^T).
-template <int KH, int KV>
+template <int KH, int W>
 struct Fragments {
     std::uint32_t ah[KH][4];
-    std::uint32_t bv[KV][2];
+    std::uint32_t bv[W];
     float h_init;  // -1024 * sum of the fp16 weights: removes the conversion's bias
 };
 
-template <int KH, int KV>
-__device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane, Fragments<KH, KV>& fr) {
+template <int KH, int W>
+__device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane, Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
     // fp16-rounded weights, so the bias removed below is the one the products add.
@@ -130,21 +148,16 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
         fr.ah[j][3] = band_pair(pair, base - 6, taps);
     }
 #pragma unroll
-    for (int i = 0; i < KV; ++i) {
-        // Bv_i[k][n] = w[16 i + k - n]; reg 0: (k = 2t, 2t+1; n = g), reg 1: k = 2t+8, 2t+9.
-        const int base = 16 * i + 2 * t - g;
-        fr.bv[i][0] = band_pair(pair, base, taps);
-        fr.bv[i][1] = band_pair(pair, base + 8, taps);
-    }
+    for (int q = 0; q < W; ++q) fr.bv[q] = band_pair(pair, 8 * q + 2 * t - g, taps);  // Bv_q: (k = 2t, 2t+1; n = g)
 }
 
 // One horizontal block: box rows row0..row0+7 of the strip whose first box column is col0,
 // R, G, B as packed fp16 A-operand halves: out[c][0] = (m = g, k = 2t, 2t+1), out[c][1] = m + 8.
 // Rows past the box and columns past its row are clamped: they only meet zero weights (or feed
 // outputs below the tile, which are not stored), and any byte converts to a finite fp16.
-template <int KH, int KV>
+template <int KH, int W>
 __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0, int last_row,
-                                                 int col0, int last_col4, const Fragments<KH, KV>& fr, int lane,
+                                                 int col0, int last_col4, const Fragments<KH, W>& fr, int lane,
                                                  std::uint32_t (&out)[3][2]) {
     const int g = lane >> 2, t = lane & 3;
     const std::uint32_t* row = tile + min(row0 + g, last_row) * stride;
@@ -174,11 +187,10 @@ __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int 
 
 // One strip (16 columns from tile column lx) over output rows [row_begin, row_end) of the tile,
 // 8 rows per step. `Geom` is the TMA mechanisms' TileGeom.
-template <int KH, int KV, class Filter, class Geom>
+template <int KH, int W, class Filter, class Geom>
 __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0, int lx,
-                                      int row_begin, int row_end, int lane, const Fragments<KH, KV>& fr,
+                                      int row_begin, int row_end, int lane, const Fragments<KH, W>& fr,
                                       std::uint32_t* staging) {
-    constexpr int W = 2 * KV;  // H blocks in the window: the 16 KV box rows a step reads
     const int R = g.radius;
     const int stride = g.box_stride;
     const int last_row = g.tile_h + 2 * R - 1;
@@ -189,62 +201,77 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
     std::uint32_t win[W][3][2];
 #pragma unroll
     for (int q = 0; q < W - 1; ++q)
-        horizontal_block<KH, KV>(tile, stride, row_begin + kStepRows * q, last_row, lx, last_col4, fr, lane, win[q]);
-    for (int s0 = 0; s0 < steps; s0 += 4) {
+        horizontal_block<KH, W>(tile, stride, row_begin + kStepRows * q, last_row, lx, last_col4, fr, lane, win[q]);
+    for (int s0 = 0; s0 < steps; s0 += W) {
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
+        for (int u = 0; u < W; ++u) {
             const int s = s0 + u;
             const int o = row_begin + kStepRows * s;  // first output row of this step (tile-local)
             if (s >= steps || (!staging && y0 + o >= g.height)) break;  // uniform per warp
-            // Block s + W - 1 enters the window; W divides 4, so every slot index is a constant.
-            horizontal_block<KH, KV>(tile, stride, o + kStepRows * (W - 1), last_row, lx, last_col4, fr, lane,
+            // Block s + W - 1 enters the window; the loop is unrolled W times, so every slot index
+            // is a constant.
+            horizontal_block<KH, W>(tile, stride, o + kStepRows * (W - 1), last_row, lx, last_col4, fr, lane,
                                      win[(u + W - 1) % W]);
             float d[3][4];
 #pragma unroll
             for (int c = 0; c < 3; ++c) {
 #pragma unroll
-                for (int i = 0; i < KV; ++i) {
-                    const std::uint32_t(&p)[3][2] = win[(u + 2 * i) % W];
-                    const std::uint32_t(&n)[3][2] = win[(u + 2 * i + 1) % W];
-                    const std::uint32_t a[4] = {p[c][0], p[c][1], n[c][0], n[c][1]};
-                    if (i == 0) mma_start(d[c], a, fr.bv[i][0], fr.bv[i][1], 0.5f);
-                    else mma_acc(d[c], a, fr.bv[i][0], fr.bv[i][1]);
+                for (int q = 0; q < W; ++q) {
+                    const std::uint32_t(&h)[3][2] = win[(u + q) % W];
+                    if (q == 0) mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
+                    else mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
                 }
             }
             // d[c][e]: e = 0 (col gq, row 2t), 1 (gq, 2t+1), 2 (gq+8, 2t), 3 (gq+8, 2t+1). Each value is
             // v + 0.5 with v in [0, 255.4]: adding 2^23 rounding down leaves floor(v + 0.5) in the
             // low byte (the reference's quantisation of v / 255).
+            // The lane's outputs: rows ly0, ly0 + 1 (e & 1) and columns lc0, lc0 + 8 (e >> 1).
+            const int ly0 = o + 2 * t, lc0 = lx + gq;
+            const std::uint32_t* centre0 = tile + min(ly0 + R, last_row) * stride + lc0 + g.halo_left;
+            const std::uint32_t* centre1 = tile + min(ly0 + 1 + R, last_row) * stride + lc0 + g.halo_left;
             std::uint32_t out[4];
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-                const int ly = o + 2 * t + (e & 1), lc = lx + gq + 8 * (e >> 1);
-                const std::uint32_t centre = tile[min(ly + R, last_row) * stride + lc + g.halo_left];
+                const std::uint32_t centre = ((e & 1) ? centre1 : centre0)[8 * (e >> 1)];
                 const std::uint32_t r = __float_as_uint(__fadd_rd(d[0][e], 8388608.0f));
                 const std::uint32_t gg = __float_as_uint(__fadd_rd(d[1][e], 8388608.0f));
                 const std::uint32_t b = __float_as_uint(__fadd_rd(d[2][e], 8388608.0f));
                 out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre, 0x0070u), 0x5410u);
             }
             tl::cuda::dev::finish4(f, out);
+            if (staging) {
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int ly = o + 2 * t + (e & 1), lc = lx + gq + 8 * (e >> 1);
-                if (ly >= row_end) continue;
-                if (staging) {
-                    staging[ly * g.tile_w + lc] = out[e];
-                } else if (y0 + ly < g.height && x0 + lc < g.width) {
-                    tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y0 + ly)[x0 + lc] = out[e];
+                for (int e = 0; e < 4; ++e)
+                    if (ly0 + (e & 1) < row_end) staging[(ly0 + (e & 1)) * g.tile_w + lc0 + 8 * (e >> 1)] = out[e];
+                continue;
+            }
+            // One row address per lane and step; the per-pixel bounds tests only where the
+            // strip's 16 x 8 outputs reach past the tile or the image (uniform per warp).
+            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) + std::size_t(y0 + ly0) * g.dst_pitch) +
+                       (x0 + lc0);
+            auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + g.dst_pitch);
+            if (o + kStepRows <= row_end && y0 + o + kStepRows <= g.height && x0 + lx + kStripW <= g.width) {
+                p0[0] = out[0];
+                p1[0] = out[1];
+                p0[8] = out[2];
+                p1[8] = out[3];
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int ly = ly0 + (e & 1), lc = lc0 + 8 * (e >> 1);
+                    if (ly < row_end && y0 + ly < g.height && x0 + lc < g.width) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
                 }
             }
         }
     }
 }
 
-template <int KH, int KV, class Filter, class Geom>
+template <int KH, int W, class Filter, class Geom>
 __device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
                                           int tid, int nthreads, std::uint32_t* staging) {
     const int lane = tid & 31, warp = tid >> 5, nwarps = nthreads >> 5;
-    Fragments<KH, KV> fr;
-    make_fragments<KH, KV>(f.weights, g.radius, g.halo_left, lane, fr);
+    Fragments<KH, W> fr;
+    make_fragments<KH, W>(f.weights, g.radius, g.halo_left, lane, fr);
     const int strips = g.tile_w / kStripW;
     // Rows are split between warps only when warps outnumber strips: every split costs the
     // W - 1 H blocks a strip computes before its first output.
@@ -255,7 +282,7 @@ __device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* 
         const int seg = item / strips, lx = (item - seg * strips) * kStripW;
         if (!staging && x0 + lx >= g.width) continue;  // uniform per warp
         const int rb = seg * seg_rows;
-        strip<KH, KV>(f, tile, g, x0, y0, lx, rb, min(rb + seg_rows, g.tile_h), lane, fr, staging);
+        strip<KH, W>(f, tile, g, x0, y0, lx, rb, min(rb + seg_rows, g.tile_h), lane, fr, staging);
     }
 }
 
@@ -265,13 +292,14 @@ __device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* 
 template <class Filter, class Geom, class Sync>
 __device__ __forceinline__ void gaussian_tile(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
                                               int tid, int nthreads, std::uint32_t* staging, Sync sync) {
-    const int kh = horizontal_kblocks(g.radius), kv = vertical_kblocks(g.radius);
-    if (kv == 1)
-        tile_with<2, 1>(f, tile, g, x0, y0, tid, nthreads, staging);
-    else if (kh == 2)
+    // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4).
+    const int kh = horizontal_kblocks(g.radius), w = vertical_blocks(g.radius);
+    if (w <= 2)
         tile_with<2, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
+    else if (w == 3 && kh == 2)
+        tile_with<2, 3>(f, tile, g, x0, y0, tid, nthreads, staging);
     else
-        tile_with<3, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
+        tile_with<3, 4>(f, tile, g, x0, y0, tid, nthreads, staging);
     (void)sync;
 }
 
