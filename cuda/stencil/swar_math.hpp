@@ -32,3 +32,50 @@ inline constexpr std::uint32_t kBias1024 = 1024u;
 inline constexpr std::uint32_t kSharpenBias = 4096u;
 
 } // namespace tl::cuda::swar_math
+
+namespace tl::cuda::swar_math {
+
+// Sharpen in integers when its amount is dyadic, amount = p / 2^q (q <= 4; the bench's 1.5 and the
+// default 1 are): out = e + amount * D / 16 with D = 16 e - blur16 in [-3060, 3060] is exactly
+// (K e + p D) / K with K = 2^(q + 4). A lane holds X = K e + p D + B + K / 2 with B = 256 m K
+// (m >= 1, B >= 3060 p), so X >> (q + 4) = round_half_up(out) + 256 m; clamping that to
+// [256 m, 256 m + 255] leaves the clamped byte in the low byte. Usable when X stays below 2^16;
+// otherwise (p == -1 here) the float finish runs.
+struct SharpenDyadic {
+    int p = -1;          // numerator, or -1: not representable with 16-bit lanes
+    int shift = 0;       // q + 4
+    std::uint32_t bias_units = 0;  // 256 m: B / K
+};
+
+TL_SWAR_HD constexpr SharpenDyadic sharpen_dyadic(float amount) {
+    SharpenDyadic r;
+    if (!(amount >= 0.0f) || amount > 16.0f) return r;
+    for (int q = 0; q <= 4; ++q) {
+        const float scaled = amount * float(1 << q);
+        const int p = int(scaled);
+        if (float(p) != scaled) continue;
+        const long long k = 16ll << q;
+        long long m = 1;
+        while (256 * m * k < 3060ll * p) ++m;
+        const long long top = 255 * k + 3060ll * p + 256 * m * k + k / 2;
+        if (top >= 65536) return r;
+        r.p = p;
+        r.shift = q + 4;
+        r.bias_units = std::uint32_t(256 * m);
+        return r;
+    }
+    return r;
+}
+
+// One lane of the integer sharpen (the device does this on two lanes per register):
+// the clamped output byte for centre e and D = 16 e - blur16.
+TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, int d, const SharpenDyadic& s) {
+    const std::int64_t k = std::int64_t(1) << s.shift;
+    const std::int64_t x = k * std::int64_t(e) + std::int64_t(s.p) * d + std::int64_t(s.bias_units) * k + k / 2;
+    std::int64_t y = x >> s.shift;
+    const std::int64_t lo = s.bias_units, hi = s.bias_units + 255;
+    y = y < lo ? lo : (y > hi ? hi : y);
+    return std::uint32_t(y) & 0xffu;
+}
+
+} // namespace tl::cuda::swar_math

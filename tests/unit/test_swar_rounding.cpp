@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace {
@@ -87,6 +88,45 @@ TEST(SwarRounding, FilterExtremesFollowFromTheirWeights) {
     extremes(sharpen16, lo, hi);
     EXPECT_EQ(lo, -12 * 255);
     EXPECT_EQ(hi, 12 * 255);
+}
+
+} // namespace
+
+namespace {
+
+using namespace tl::cuda::swar_math;
+
+// Sharpen's integer finish (swar_math::sharpen_dyadic): for every dyadic amount it accepts, every
+// centre byte e and every D = 16 e - blur16 in range, the lane keeps 16 bits and the byte equals
+// the exact round-half-up of clamp(e + amount * D / 16) (computed here in double, exact for these
+// small dyadic values).
+TEST(SwarRounding, SharpenDyadicFinishIsExactWhereItIsUsed) {
+    int accepted = 0;
+    for (int q = 0; q <= 4; ++q)
+        for (int p = 0; p <= 5 * (1 << q); ++p) {
+            const float amount = float(p) / float(1 << q);
+            const SharpenDyadic s = sharpen_dyadic(amount);
+            if (s.p < 0) continue;
+            ++accepted;
+            const long long k = 1ll << s.shift;
+            ASSERT_EQ(double(s.p) / double(k), double(amount) / 16.0) << amount;
+            ASSERT_EQ(s.bias_units % 256u, 0u) << amount;
+            for (int e = 0; e <= 255; ++e)
+                for (int d = -3060; d <= 3060; ++d) {
+                    const long long x = k * e + (long long)s.p * d + (long long)s.bias_units * k + k / 2;
+                    ASSERT_GE(x, 0) << amount << " " << e << " " << d;
+                    ASSERT_LT(x, 1 << 16) << amount << " " << e << " " << d;
+                    double want = std::floor(double(e) + double(amount) * d / 16.0 + 0.5);
+                    want = want < 0 ? 0 : (want > 255 ? 255 : want);
+                    ASSERT_EQ(sharpen_dyadic_lane(std::uint32_t(e), d, s), std::uint32_t(want))
+                        << "amount " << amount << " e " << e << " D " << d;
+                }
+        }
+    // The default amount (1) and the bench's (1.5) must take the integer path.
+    EXPECT_GE(sharpen_dyadic(1.0f).p, 0);
+    EXPECT_GE(sharpen_dyadic(1.5f).p, 0);
+    EXPECT_LT(sharpen_dyadic(0.3f).p, 0);  // not dyadic: the float finish
+    EXPECT_GT(accepted, 3);
 }
 
 } // namespace
