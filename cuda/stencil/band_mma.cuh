@@ -20,11 +20,23 @@
 // sliding window of W blocks (the 2R + 8 box rows a step reads) while the strip walks down 8
 // rows per step.
 //
-// Why m16n8k8 for the vertical pass (H100 4K s=3, before -> after): with m16n8k16 a block was
-// the low half of one A operand and the high half of the next step's, so every vertical MMA
-// first copied 4 registers into a fresh quad (SASS: 24 IMAD.MOV per step beside 6 HMMA); an
-// m16n8k8 A operand is exactly one block's register pair. It also drops the unused fourth
-// block for R = 5..8 (W = 3 instead of 4).
+// Why m16n8k8 for the vertical pass: with m16n8k16 a block was the low half of one A operand
+// and the high half of the next step's, so every vertical MMA first copied 4 registers into a
+// fresh quad (SASS: 24 IMAD.MOV per step beside 6 HMMA); an m16n8k8 A operand is exactly one
+// block's register pair. It also drops the unused fourth block for R = 5..8 (W = 3, not 4).
+// Expected: s=3 ~15 % fewer instructions, s=1.5 also a quarter less prologue. Measured (H100 4K
+// clamp, default 64x32 tile, 2 stages): s=1.5 45.5 -> 42.8 us, s=3 53.4 -> 53.3, warp
+// instructions 23.5 -> 23.2 M: the copies were gone but the step was not where the time was.
+//
+// Where the time goes (ncu, s=3, the default 64x32 tile, 128 threads, 80 registers, 35 KB of
+// shared memory: 6 blocks = 5 warps per scheduler): issue 0.58 per scheduler per cycle (1.4
+// eligible warps), 23.2 M warp instructions = 89 thread instructions per pixel. Per warp and
+// tile (4 steps of 8 rows): the steps (horizontal block + vertical + output, ~150 each) are 62 %
+// of them; the W - 1 = 3 H blocks before the first output are paid per tile (64-row tiles:
+// s=3 49.7 us at 64x64, 1 stage; 48.3 at 128x64, 2 stages, 118 registers; against 53.3); the
+// per-tile fragment set-up here is 10 % and the integer divisions of the warp/strip split in
+// tile_with 7 %; outside this file, the TMA kernel's per-tile index math 6.5 % and fix_border
+// (edge tiles, one division per cell) 9 %. All of that is per-tile work, independent of R.
 //
 // The k order inside a 16-pixel k-block is free (A and B agree on it): lane t's four k slots
 // {2t, 2t+1, 2t+8, 2t+9} are pixels 4t..4t+3, so one 16-byte shared load per lane and row feeds
@@ -69,38 +81,55 @@ __host__ __device__ constexpr bool fits(int radius, int tile_w) {
 __host__ __device__ constexpr int phys(int k) { return 4 * ((k & 7) >> 1) + (k & 1) + 2 * (k >> 3); }
 
 template <class Filter, class Pixel>
-inline constexpr bool kApplies = std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8> &&
-                                 std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::GaussianFilter>;
+inline constexpr bool kApplies =
+    std::conjunction_v<std::is_same<Pixel, tl::cuda::dev::PixelRGBA8>,
+                       std::is_same<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::GaussianFilter>>;
 
 // d = a * b + c for one m16n8k16 tile (HMMA.16816.F32 in SASS); `c` is one value for all four
 // accumulator elements, so starting a sum costs no register moves.
-__device__ __forceinline__ void mma16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
-                                         float c0, float c1, float c2, float c3) {
+__device__ __forceinline__ void mma16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1, float c0, float c1, float c2, float c3) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%10, %11, %12, %13};"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
 #else
-    (void)d; (void)a; (void)b0; (void)b1; (void)c0; (void)c1; (void)c2; (void)c3;
+    (void)d;
+    (void)a;
+    (void)b0;
+    (void)b1;
+    (void)c0;
+    (void)c1;
+    (void)c2;
+    (void)c3;
 #endif
 }
 // d = a * b + c for one m16n8k8 tile (HMMA.1688.F32): the vertical pass, one 8-row H block per A.
-__device__ __forceinline__ void mma_k8(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t b, float c0,
-                                       float c1, float c2, float c3) {
+__device__ __forceinline__ void mma_k8(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t b,
+                                       float c0, float c1, float c2, float c3) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, "
+        "%10};"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
         : "r"(a0), "r"(a1), "r"(b), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
 #else
-    (void)d; (void)a0; (void)a1; (void)b; (void)c0; (void)c1; (void)c2; (void)c3;
+    (void)d;
+    (void)a0;
+    (void)a1;
+    (void)b;
+    (void)c0;
+    (void)c1;
+    (void)c2;
+    (void)c3;
 #endif
 }
-__device__ __forceinline__ void mma_start(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
-                                          float c) {
+__device__ __forceinline__ void mma_start(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                          std::uint32_t b1, float c) {
     mma16816(d, a, b0, b1, c, c, c, c);
 }
-__device__ __forceinline__ void mma_acc(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+__device__ __forceinline__ void mma_acc(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                        std::uint32_t b1) {
     mma16816(d, a, b0, b1, d[0], d[1], d[2], d[3]);
 }
 
@@ -126,7 +155,8 @@ struct Fragments {
 };
 
 template <int KH, int W>
-__device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane, Fragments<KH, W>& fr) {
+__device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane,
+                                               Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
     // fp16-rounded weights, so the bias removed below is the one the products add.
@@ -148,7 +178,8 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
         fr.ah[j][3] = band_pair(pair, base - 6, taps);
     }
 #pragma unroll
-    for (int q = 0; q < W; ++q) fr.bv[q] = band_pair(pair, 8 * q + 2 * t - g, taps);  // Bv_q: (k = 2t, 2t+1; n = g)
+    for (int q = 0; q < W; ++q)
+        fr.bv[q] = band_pair(pair, 8 * q + 2 * t - g, taps);  // Bv_q: (k = 2t, 2t+1; n = g)
 }
 
 // One horizontal block: box rows row0..row0+7 of the strip whose first box column is col0,
@@ -156,8 +187,9 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
 // Rows past the box and columns past its row are clamped: they only meet zero weights (or feed
 // outputs below the tile, which are not stored), and any byte converts to a finite fp16.
 template <int KH, int W>
-__device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0, int last_row,
-                                                 int col0, int last_col4, const Fragments<KH, W>& fr, int lane,
+__device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0,
+                                                 int last_row, int col0, int last_col4,
+                                                 const Fragments<KH, W>& fr, int lane,
                                                  std::uint32_t (&out)[3][2]) {
     const int g = lane >> 2, t = lane & 3;
     const std::uint32_t* row = tile + min(row0 + g, last_row) * stride;
@@ -174,8 +206,10 @@ __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int 
                                        {__byte_perm(ba01, kExp, 0x4140u), __byte_perm(ba23, kExp, 0x4140u)}};
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
-            if (j == 0) mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], fr.h_init);
-            else mma_acc(acc[c], fr.ah[j], b[c][0], b[c][1]);
+            if (j == 0)
+                mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], fr.h_init);
+            else
+                mma_acc(acc[c], fr.ah[j], b[c][0], b[c][1]);
         }
     }
 #pragma unroll
@@ -188,9 +222,9 @@ __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int 
 // One strip (16 columns from tile column lx) over output rows [row_begin, row_end) of the tile,
 // 8 rows per step. `Geom` is the TMA mechanisms' TileGeom.
 template <int KH, int W, class Filter, class Geom>
-__device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0, int lx,
-                                      int row_begin, int row_end, int lane, const Fragments<KH, W>& fr,
-                                      std::uint32_t* staging) {
+__device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0,
+                                      int y0, int lx, int row_begin, int row_end, int lane,
+                                      const Fragments<KH, W>& fr, std::uint32_t* staging) {
     const int R = g.radius;
     const int stride = g.box_stride;
     const int last_row = g.tile_h + 2 * R - 1;
@@ -201,7 +235,8 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
     std::uint32_t win[W][3][2];
 #pragma unroll
     for (int q = 0; q < W - 1; ++q)
-        horizontal_block<KH, W>(tile, stride, row_begin + kStepRows * q, last_row, lx, last_col4, fr, lane, win[q]);
+        horizontal_block<KH, W>(tile, stride, row_begin + kStepRows * q, last_row, lx, last_col4, fr, lane,
+                                win[q]);
     for (int s0 = 0; s0 < steps; s0 += W) {
 #pragma unroll
         for (int u = 0; u < W; ++u) {
@@ -211,15 +246,17 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
             // Block s + W - 1 enters the window; the loop is unrolled W times, so every slot index
             // is a constant.
             horizontal_block<KH, W>(tile, stride, o + kStepRows * (W - 1), last_row, lx, last_col4, fr, lane,
-                                     win[(u + W - 1) % W]);
+                                    win[(u + W - 1) % W]);
             float d[3][4];
 #pragma unroll
             for (int c = 0; c < 3; ++c) {
 #pragma unroll
                 for (int q = 0; q < W; ++q) {
                     const std::uint32_t(&h)[3][2] = win[(u + q) % W];
-                    if (q == 0) mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
-                    else mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
+                    if (q == 0)
+                        mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
+                    else
+                        mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
                 }
             }
             // d[c][e]: e = 0 (col gq, row 2t), 1 (gq, 2t+1), 2 (gq+8, 2t), 3 (gq+8, 2t+1). Each value is
@@ -242,12 +279,14 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
             if (staging) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    if (ly0 + (e & 1) < row_end) staging[(ly0 + (e & 1)) * g.tile_w + lc0 + 8 * (e >> 1)] = out[e];
+                    if (ly0 + (e & 1) < row_end)
+                        staging[(ly0 + (e & 1)) * g.tile_w + lc0 + 8 * (e >> 1)] = out[e];
                 continue;
             }
             // One row address per lane and step; the per-pixel bounds tests only where the
             // strip's 16 x 8 outputs reach past the tile or the image (uniform per warp).
-            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) + std::size_t(y0 + ly0) * g.dst_pitch) +
+            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) +
+                                                        std::size_t(y0 + ly0) * g.dst_pitch) +
                        (x0 + lc0);
             auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + g.dst_pitch);
             if (o + kStepRows <= row_end && y0 + o + kStepRows <= g.height && x0 + lx + kStripW <= g.width) {
@@ -259,7 +298,8 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const int ly = ly0 + (e & 1), lc = lc0 + 8 * (e >> 1);
-                    if (ly < row_end && y0 + ly < g.height && x0 + lc < g.width) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
+                    if (ly < row_end && y0 + ly < g.height && x0 + lc < g.width)
+                        ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
                 }
             }
         }
@@ -267,8 +307,8 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
 }
 
 template <int KH, int W, class Filter, class Geom>
-__device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
-                                          int tid, int nthreads, std::uint32_t* staging) {
+__device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0,
+                                          int y0, int tid, int nthreads, std::uint32_t* staging) {
     const int lane = tid & 31, warp = tid >> 5, nwarps = nthreads >> 5;
     Fragments<KH, W> fr;
     make_fragments<KH, W>(f.weights, g.radius, g.halo_left, lane, fr);
@@ -290,8 +330,9 @@ __device__ __forceinline__ void tile_with(const Filter& f, const std::uint32_t* 
 // shared between warps but the stage, which every caller releases itself afterwards (tma:
 // __syncthreads, tma_ws: an empty-barrier arrival per warp, cluster: the kernel ends).
 template <class Filter, class Geom, class Sync>
-__device__ __forceinline__ void gaussian_tile(const Filter& f, const std::uint32_t* tile, const Geom& g, int x0, int y0,
-                                              int tid, int nthreads, std::uint32_t* staging, Sync sync) {
+__device__ __forceinline__ void gaussian_tile(const Filter& f, const std::uint32_t* tile, const Geom& g,
+                                              int x0, int y0, int tid, int nthreads, std::uint32_t* staging,
+                                              Sync sync) {
     // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4).
     const int kh = horizontal_kblocks(g.radius), w = vertical_blocks(g.radius);
     if (w <= 2)
@@ -303,4 +344,4 @@ __device__ __forceinline__ void gaussian_tile(const Filter& f, const std::uint32
     (void)sync;
 }
 
-} // namespace tl::cuda::detail::band_mma
+}  // namespace tl::cuda::detail::band_mma
