@@ -88,7 +88,22 @@ CheckConfig default_check_config() {
     for (const auto& m : cuda::mechanism_infos()) c.mechanisms.push_back(m.mechanism);
     c.borders = {Border::Clamp, Border::Zero, Border::Mirror};
     c.formats = {PixelFormat::RGBA8, PixelFormat::RGBA32F};
-    c.fused_chains = {default_fused_chain()};
+    // A second chain of per-channel ops only: fused kernels fold it into byte tables
+    // (filters.cuh, Fused<F, true>), a path of its own. Gains stay <= 1 (contrast 0.8 times the
+    // power 1.25's slope below 1.25), so a 1-LSB stencil difference stays within 1 LSB.
+    FusedChain tone;
+    tone.label = "tone";
+    PixelOp inv;
+    inv.kind = PixelOpKind::Invert;
+    PixelOp bc;
+    bc.kind = PixelOpKind::BrightnessContrast;
+    bc.a = 0.02f;
+    bc.b = 0.8f;
+    PixelOp gamma;
+    gamma.kind = PixelOpKind::Gamma;
+    gamma.a = 0.8f;
+    tone.ops = {inv, bc, gamma};
+    c.fused_chains = {default_fused_chain(), tone};
     return c;
 }
 

@@ -54,7 +54,8 @@ struct CheckConfig {
 FusedChain default_fused_chain();
 
 // The default matrix (sizes 1x1, 17x9, 129x65, 4097x3, 3840x2160; every case, mechanism, border;
-// rgba8 everywhere and rgba32f for the smaller sizes; rgba8 fused with default_fused_chain()).
+// rgba8 everywhere and rgba32f for the smaller sizes; rgba8 fused with default_fused_chain() and
+// a per-channel chain, which the fused kernels of the 3x3 filters fold into byte tables).
 CheckConfig default_check_config();
 
 enum class CheckStatus { Pass, Fail, Unavailable };
