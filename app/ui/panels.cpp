@@ -382,9 +382,10 @@ void processing_panel(FilterState& s, const ProcessingInput& in, PanelActions& a
     help_marker("The chain runs in the stencil kernel's epilogue, on each output pixel before it is stored: one read "
                 "and one write of the image instead of two of each. Same result as the two passes (the A side of the "
                 "split view still runs them separately when it shows a CUDA mechanism, so the diff view compares them). "
-                "A chain of per-channel ops only (brightness/contrast, gamma, invert, levels, LUT) is folded into one "
-                "256-entry table per channel, which each block builds by running the chain itself on the 256 byte "
-                "values (exact by construction): the epilogue then costs three table reads per pixel.");
+                "With a 3x3 filter (Sobel, Laplacian, sharpen, emboss, box r=1), a chain of per-channel ops only "
+                "(brightness/contrast, gamma, invert, levels, LUT) is folded into one 256-entry table per channel, "
+                "which each block builds by running the chain itself on the 256 byte values (exact by "
+                "construction): the epilogue then costs three table reads per pixel.");
 
     ImGui::BeginDisabled(!in.cuda_path || !s.ops_enabled || s.ops.empty());
     changed |= ImGui::Checkbox("Time each op alone (Stats)", &s.time_ops);
