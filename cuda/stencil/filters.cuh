@@ -144,7 +144,7 @@ __device__ __forceinline__ void unpack(std::uint32_t p, std::uint32_t (&w)[2]) {
 }
 
 // `v` in both 16-bit lanes.
-constexpr std::uint32_t both(std::uint32_t v) { return v | (v << 16); }
+__host__ __device__ constexpr std::uint32_t both(std::uint32_t v) { return v | (v << 16); }
 
 // Unsigned 16-bit lane-wise max / min (one VIMNMX each on sm_90).
 __device__ __forceinline__ std::uint32_t max2(std::uint32_t a, std::uint32_t b) { return __vmaxu2(a, b); }

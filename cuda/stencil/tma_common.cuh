@@ -406,7 +406,6 @@ __device__ __forceinline__ void load_row(float4 (&dst)[4 + 2 * KR], const typena
 // unpacked (two PRMT per pixel) once for the 3 output rows that use it, and the filter shares its
 // column sums between the 3 outputs that read each column. Alpha comes from the centre pixel's
 // own word, kept raw.
-template <class Filter>
 __device__ __forceinline__ void load_row_swar(const std::uint32_t* src, tl::cuda::dev::swar::Row& lanes,
                                               std::uint32_t (&raw)[4]) {
     constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 1>;  // 4: the outputs' 16-byte chunk
@@ -438,13 +437,13 @@ __device__ __forceinline__ void compute_tile_swar(const Filter& f, const std::ui
         const std::uint32_t* col = tile + ly0 * g.box_stride + lx;
         tl::cuda::dev::swar::Row ring[3];
         std::uint32_t raw[3][4];
-        load_row_swar<Filter>(col, ring[0], raw[0]);
-        load_row_swar<Filter>(col + g.box_stride, ring[1], raw[1]);
+        load_row_swar(col, ring[0], raw[0]);
+        load_row_swar(col + g.box_stride, ring[1], raw[1]);
 #pragma unroll
         for (int step = 0; step < kRowsPerItem; ++step) {
             const int ly = ly0 + step;
             if (ly >= g.tile_h) break;
-            load_row_swar<Filter>(col + (step + 2) * g.box_stride, ring[(step + 2) % 3], raw[(step + 2) % 3]);
+            load_row_swar(col + (step + 2) * g.box_stride, ring[(step + 2) % 3], raw[(step + 2) % 3]);
             std::uint32_t out[4];
             f.swar4(ring[step % 3], ring[(step + 1) % 3], ring[(step + 2) % 3], raw[(step + 1) % 3], out);
             tl::cuda::dev::finish4(f, out);
