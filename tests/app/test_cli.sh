@@ -22,55 +22,55 @@ run 0 --help
 for flag in --headless --frames --screenshot --size --vsync --ui-scale --validate --image --generate --gen-size \
             --seed --assets --filter --radius --sigma --amount --kernel --scale --bias --border --variant --mechanism \
             --mechanism-a --view --gain --split apply check bench; do
-    echo "$text" | grep -q -- "$flag" || fail "--help does not mention $flag"
+    grep -q -- "$flag" <<< "$text" || fail "--help does not mention $flag"
 done
 
 run 2 --no-such-flag
-echo "$text" | grep -q -- "--no-such-flag" || fail "unknown flag not named"
-echo "$text" | grep -q -- "--filter" || fail "unknown flag: the valid flags are not listed"
+grep -q -- "--no-such-flag" <<< "$text" || fail "unknown flag not named"
+grep -q -- "--filter" <<< "$text" || fail "unknown flag: the valid flags are not listed"
 
 run 2 --filter nosuch
 for name in box gaussian sobel laplacian sharpen emboss; do
-    echo "$text" | grep -q "$name" || fail "--filter nosuch does not list '$name'"
+    grep -q "$name" <<< "$text" || fail "--filter nosuch does not list '$name'"
 done
 
 # --mechanism lists every CUDA mechanism of the table and both Vulkan variants.
 run 2 --mechanism nosuch
 for name in global texture smem ldgsts tma tma_ws cluster vulkan-plain vulkan-tiled; do
-    echo "$text" | grep -q "$name" || fail "--mechanism nosuch does not list '$name'"
+    grep -q "$name" <<< "$text" || fail "--mechanism nosuch does not list '$name'"
 done
 run 2 --mechanism-a vulkan-plain
 run 0 --headless --frames 1 --size 640x360 --mechanism vulkan-plain
-echo "$text" | grep -q "Filter path: Vulkan compute (vulkan-plain)" || fail "--mechanism vulkan-plain was not taken"
+grep -q "Filter path: Vulkan compute (vulkan-plain)" <<< "$text" || fail "--mechanism vulkan-plain was not taken"
 
 run 2 --filter box --radius 99
-echo "$text" | grep -q "1..32" || fail "--radius 99 does not state the valid range"
+grep -q "1..32" <<< "$text" || fail "--radius 99 does not state the valid range"
 
 run 2 --filter gaussian --sigma 50
-echo "$text" | grep -q "0.5..10" || fail "--sigma 50 does not state the valid range"
+grep -q "0.5..10" <<< "$text" || fail "--sigma 50 does not state the valid range"
 
 run 2 --view sideways
-echo "$text" | grep -q "split" || fail "--view sideways does not list the views"
+grep -q "split" <<< "$text" || fail "--view sideways does not list the views"
 
 run 2 --op gamma:9
-echo "$text" | grep -q "0.1..5" || fail "--op gamma:9 does not state the valid range"
+grep -q "0.1..5" <<< "$text" || fail "--op gamma:9 does not state the valid range"
 run 2 --op frobnicate
-echo "$text" | grep -q "invert" || fail "--op frobnicate does not list the ops"
+grep -q "invert" <<< "$text" || fail "--op frobnicate does not list the ops"
 
 run 2 --vsync maybe
 run 2 --ui-scale 9
 run 2 --headless
-echo "$text" | grep -q -- "--frames" || fail "--headless without --frames does not say what is missing"
+grep -q -- "--frames" <<< "$text" || fail "--headless without --frames does not say what is missing"
 
 # A corrupt image: clear message naming the file, then the default image, exit 0, a real frame.
 printf 'this is not a PNG file' > "$out/corrupt.png"
 rm -f "$out/corrupt_shot.png"
 run 0 --headless --frames 2 --image "$out/corrupt.png" --screenshot "$out/corrupt_shot.png"
-echo "$text" | grep -q "corrupt.png" || fail "the corrupt image's name is not in the message"
-echo "$text" | grep -q "default image" || fail "the message does not say the default image is shown"
+grep -q "corrupt.png" <<< "$text" || fail "the corrupt image's name is not in the message"
+grep -q "default image" <<< "$text" || fail "the message does not say the default image is shown"
 [ -s "$out/corrupt_shot.png" ] || fail "no frame rendered after the corrupt image"
 
 # A missing file behaves the same way.
 run 0 --headless --frames 1 --image "$out/does_not_exist.png" --size 640x360
-echo "$text" | grep -q "does_not_exist.png" || fail "the missing file is not named"
+grep -q "does_not_exist.png" <<< "$text" || fail "the missing file is not named"
 echo "PASS"

@@ -55,5 +55,5 @@ set -e
 echo "$msg"
 [ "$rc" -ne 0 ] || fail "tilelab without a display exited 0"
 [ "$rc" -lt 128 ] || fail "tilelab without a display crashed (exit $rc)"
-echo "$msg" | grep -q -- "--headless" || fail "the no-display message does not mention --headless"
+grep -q -- "--headless" <<< "$msg" || fail "the no-display message does not mention --headless"
 echo "PASS"
