@@ -37,6 +37,7 @@ struct BenchRow {
     std::string filter;
     std::string mechanism;
     int stages = 0;  // 0: not a pipelined mechanism
+    std::string tile;  // "WxH" when --tiles swept it, else empty
     bool ok = false;
     std::string reason;
     double median_us = 0, gbps = 0, vs_copy = 0, npp_speedup = 0;
@@ -45,7 +46,8 @@ struct BenchRow {
 };
 
 void print_row(const BenchRow& r) {
-    const std::string name = r.mechanism + (r.stages ? " s" + std::to_string(r.stages) : "");
+    const std::string name =
+        r.mechanism + (r.stages ? " s" + std::to_string(r.stages) : "") + (r.tile.empty() ? "" : " t" + r.tile);
     if (!r.ok) {
         std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", r.filter.c_str(), name.c_str(), "-", "-", "-", "-",
                     r.reason.c_str());
@@ -112,6 +114,7 @@ struct BenchRequest {
     int w = 0, h = 0;
     Border border = Border::Clamp;
     std::vector<FilterKind> kinds;
+    std::vector<std::pair<int, int>> tiles;  // --tiles, parsed
 };
 
 std::optional<BenchRequest> parse_bench_request(const BenchOptions& o) {
@@ -126,6 +129,14 @@ std::optional<BenchRequest> parse_bench_request(const BenchOptions& o) {
         return std::nullopt;
     }
     r.border = *border;
+    for (const auto& t : o.tiles) {
+        int tw = 0, th = 0;
+        if (!parse_size(t, tw, th) || tw > 1024 || th > 1024) {
+            std::fprintf(stderr, "bench: tile '%s' is not WxH with 1..1024 each\n", t.c_str());
+            return std::nullopt;
+        }
+        r.tiles.emplace_back(tw, th);
+    }
     for (const auto& f : o.filters) {
         auto k = parse_filter_kind(f);
         if (!k) {
@@ -192,6 +203,7 @@ void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std
         const BenchRow* best = nullptr;
         for (const auto& r : rows)
             if (r.filter == cs.label && r.ok && (r.stages == 0 || r.stages == policy.stages) &&
+                (r.tile.empty() || r.tile == std::to_string(policy.tile_w) + "x" + std::to_string(policy.tile_h)) &&
                 cuda::parse_mechanism(r.mechanism) && (!best || r.median_us < best->median_us))
                 best = &r;
         if (best) {
@@ -389,10 +401,18 @@ int run_bench(const BenchOptions& o) {
         for (cuda::Mechanism m : mechs) {
             std::vector<int> stage_list{0};
             if (pipelined(m) && !o.stages.empty()) stage_list = o.stages;
+            std::vector<std::pair<int, int>> tile_list{{0, 0}};
+            if (cuda::mechanism_info(m).knobs.tile && !request->tiles.empty()) tile_list = request->tiles;
+            for (const auto& [tw, th] : tile_list)
             for (int st : stage_list) {
                 cuda::Policy policy;
                 if (st > 0) policy.stages = st;
                 BenchRow r;
+                if (tw > 0) {
+                    policy.tile_w = tw;
+                    policy.tile_h = th;
+                    r.tile = std::to_string(tw) + "x" + std::to_string(th);
+                }
                 r.filter = cs.label;
                 r.mechanism = std::string(cuda::mechanism_info(m).name);
                 r.stages = pipelined(m) ? policy.stages : 0;
@@ -474,6 +494,7 @@ int run_bench(const BenchOptions& o) {
         for (const auto& r : rows) {
             nlohmann::json e{{"filter", r.filter}, {"mechanism", r.mechanism}, {"ok", r.ok}};
             if (r.stages) e["stages"] = r.stages;
+            if (!r.tile.empty()) e["tile"] = r.tile;
             if (r.ok) {
                 e["median_us"] = r.median_us;
                 e["gbps"] = r.gbps;

@@ -40,6 +40,13 @@ int run_check(const CheckOptions& o) {
             pcfg.sizes.emplace_back(w, h);
         }
     }
+    if (!o.tile.empty()) {
+        if (!parse_size(o.tile, cfg.policy.tile_w, cfg.policy.tile_h) || cfg.policy.tile_w > 1024 ||
+            cfg.policy.tile_h > 1024) {
+            std::fprintf(stderr, "check: tile '%s' is not WxH with 1..1024 each\n", o.tile.c_str());
+            return 1;
+        }
+    }
     if (!o.filters.empty()) {
         std::vector<FilterKind> kinds;
         for (const auto& f : o.filters) {

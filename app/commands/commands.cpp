@@ -114,6 +114,7 @@ Commands::Commands(CLI::App& app) {
     check_->add_option("--filters", c.filters, "Filters (default all)")->delimiter(',');
     check_->add_option("--mechanisms", c.mechanisms, "Mechanisms (default all CUDA ones)")->delimiter(',');
     check_->add_option("--borders", c.borders, "Borders (default clamp,zero,mirror)")->delimiter(',');
+    check_->add_option("--tile", c.tile, "Output tile WxH for the mechanisms that read one (tma, tma_ws, cluster)");
     check_->add_option("--formats", c.formats, "Formats (default rgba8, and rgba32f for a subset)")->delimiter(',');
     check_->add_option("--pixel-mechanisms", c.pixel_mechanisms,
                        "Per-pixel mechanisms (default all; ldgsts/bulk at stages 1..4)")->delimiter(',');
@@ -129,6 +130,8 @@ Commands::Commands(CLI::App& app) {
     bench_->add_option("--stages", b.stages, "Stage counts to sweep for ldgsts/tma/tma_ws, e.g. 1,2,3,4")
         ->delimiter(',')
         ->check(CLI::Range(1, 4));
+    bench_->add_option("--tiles", b.tiles, "Output tiles WxH to sweep for the mechanisms that read one (tma, tma_ws, cluster), e.g. 64x32,128x32")
+        ->delimiter(',');
     bench_->add_option("--border", b.border, "clamp, zero or mirror");
     bench_->add_option("--json", b.json, "Write the results as JSON to this file");
     bench_->add_option("--iterations", b.iterations, "Timed runs per row (median reported)")->check(CLI::Range(1, 10000));

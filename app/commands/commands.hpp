@@ -45,6 +45,7 @@ struct CheckOptions {
     std::vector<std::string> borders;     // empty = all
     std::vector<std::string> formats;     // empty = rgba8, plus rgba32f on a subset
     std::vector<std::string> pixel_mechanisms;  // pixel mechanism names; empty = all, stages 1..4
+    std::string tile;                     // "WxH" output tile for the mechanisms that read one; empty = default
     bool pixel_only = false;              // per-pixel rows (ops, chains, histogram) only
     bool stencil_only = false;            // stencil rows only
     bool quiet = false;                   // only failing rows and the summary
@@ -55,6 +56,7 @@ struct BenchOptions {
     std::vector<std::string> filters;     // filter kind names; empty = all
     std::vector<std::string> mechanisms;  // empty = all CUDA mechanisms
     std::vector<int> stages;              // ldgsts/tma stage counts to sweep; empty = policy default
+    std::vector<std::string> tiles;       // WxH output tiles to sweep for tma/tma_ws/cluster; empty = policy default
     std::string border = "clamp";
     std::string json;                     // write results here when set
     int iterations = 20;
