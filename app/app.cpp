@@ -461,8 +461,14 @@ void App::print_steady_state(const std::vector<float>& cpu_ms) const {
         if (spans[i].wait_ms >= 0.0) wait.push_back(spans[i].wait_ms);
         if (i > 0) period.push_back(spans[i].end_ms - spans[i - 1].end_ms);
     }
-    std::fprintf(stderr, "Steady state over %zu frames: %.1f frames/s (CPU frame time median %.3f ms; host blocked on the frame fence median %.3f ms)\n",
-                 cpu.size(), cpu_median > 0 ? 1000.0 / cpu_median : 0.0, cpu_median, median_of(waits));
+    // frames/s from the mean, not the median: with frames in flight, fast and slow frames can
+    // alternate (one that waits for a context switch, one that does not), and a median then
+    // reports the fast ones only.
+    double cpu_sum = 0.0;
+    for (float t : cpu) cpu_sum += t;
+    const double cpu_mean = cpu.empty() ? 0.0 : cpu_sum / double(cpu.size());
+    std::fprintf(stderr, "Steady state over %zu frames: %.1f frames/s (CPU frame time mean %.3f ms, median %.3f ms; host blocked on the frame fence median %.3f ms)\n",
+                 cpu.size(), cpu_mean > 0 ? 1000.0 / cpu_mean : 0.0, cpu_mean, cpu_median, median_of(waits));
     if (span.empty()) {
         std::fprintf(stderr, "Frame GPU time: not measured (%s)\n",
                      timers_->supported() ? "no frame's timestamps were available" : "this queue has no timestamps");
