@@ -4,6 +4,7 @@
 
 #include "device_buffer.hpp"
 #include "image.hpp"
+#include "pixel_ops_flags.hpp"  // op(), matrix(): the chains below
 #include "reference.hpp"
 
 #include <algorithm>
@@ -62,23 +63,12 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
 }
 
 FusedChain default_fused_chain() {
-    FusedChain c;
-    c.label = "grade";
-    PixelOp inv;
-    inv.kind = PixelOpKind::Invert;
-    PixelOp bc;
-    bc.kind = PixelOpKind::BrightnessContrast;
-    bc.a = 0.05f;
-    bc.b = 0.9f;
-    PixelOp sat;
-    sat.kind = PixelOpKind::Saturation;
-    sat.a = 0.8f;
-    PixelOp mix;
-    mix.kind = PixelOpKind::ColorMatrix;
-    // Each row's absolute sum is below 1 (gain <= 1 in every channel).
-    mix.matrix = {0.6f, 0.3f, 0.05f, 0.1f, 0.7f, 0.15f, -0.1f, 0.2f, 0.6f};
-    c.ops = {inv, bc, sat, mix};
-    return c;
+    using pixel_detail::matrix;
+    using pixel_detail::op;
+    // Each matrix row's absolute sum is below 1 (gain <= 1 in every channel).
+    return {"grade",
+            {op(PixelOpKind::Invert), op(PixelOpKind::BrightnessContrast, 0.05f, 0.9f), op(PixelOpKind::Saturation, 0.8f),
+             matrix({0.6f, 0.3f, 0.05f, 0.1f, 0.7f, 0.15f, -0.1f, 0.2f, 0.6f})}};
 }
 
 CheckConfig default_check_config() {
@@ -91,18 +81,9 @@ CheckConfig default_check_config() {
     // A second chain of per-channel ops only: fused kernels fold it into byte tables
     // (filters.cuh, Fused<F, true>), a path of its own. Gains stay <= 1 (contrast 0.8 times the
     // power 1.25's slope below 1.25), so a 1-LSB stencil difference stays within 1 LSB.
-    FusedChain tone;
-    tone.label = "tone";
-    PixelOp inv;
-    inv.kind = PixelOpKind::Invert;
-    PixelOp bc;
-    bc.kind = PixelOpKind::BrightnessContrast;
-    bc.a = 0.02f;
-    bc.b = 0.8f;
-    PixelOp gamma;
-    gamma.kind = PixelOpKind::Gamma;
-    gamma.a = 0.8f;
-    tone.ops = {inv, bc, gamma};
+    using pixel_detail::op;
+    const FusedChain tone{"tone", {op(PixelOpKind::Invert), op(PixelOpKind::BrightnessContrast, 0.02f, 0.8f),
+                                   op(PixelOpKind::Gamma, 0.8f)}};
     c.fused_chains = {default_fused_chain(), tone};
     return c;
 }
