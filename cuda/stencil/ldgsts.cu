@@ -126,7 +126,7 @@ Result launch_ldgsts(const LaunchArgs& a) {
             // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
             if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-            const dim3 block(a.policy.block_x, a.policy.block_y);
+            const dim3 block = policy_block(a);
             int per_sm = 0;
             if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block.x * block.y), smem) != cudaSuccess ||
                 per_sm < 1) {

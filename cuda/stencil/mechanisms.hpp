@@ -26,6 +26,16 @@ struct LaunchArgs {
 
 using Launcher = Result (*)(const LaunchArgs&);
 
+// The block of the mechanisms that read Policy::block_x/y (launch.cpp checks <= 256 threads).
+inline dim3 policy_block(const LaunchArgs& a) {
+    return dim3(static_cast<unsigned>(a.policy.block_x), static_cast<unsigned>(a.policy.block_y));
+}
+// One thread per output pixel: the grid of policy_block(a) blocks that covers the image.
+inline dim3 pixel_grid(const LaunchArgs& a) {
+    const dim3 b = policy_block(a);
+    return dim3((static_cast<unsigned>(a.src.width) + b.x - 1) / b.x, (static_cast<unsigned>(a.src.height) + b.y - 1) / b.y);
+}
+
 Result launch_global(const LaunchArgs& a);   // global.cu
 Result launch_texture(const LaunchArgs& a);  // texture.cu
 // texture.cu: the texture kernel on the caller's array (tl::cuda::launch_texture_array).

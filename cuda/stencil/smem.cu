@@ -47,7 +47,7 @@ Result launch_smem(const LaunchArgs& a) {
             if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
             const dim3 grid((a.src.width + s.tw - 1) / s.tw, (a.src.height + s.th - 1) / s.th);
-            kernel<<<grid, dim3(a.policy.block_x, a.policy.block_y), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
+            kernel<<<grid, policy_block(a), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
                                                           a.src.width, a.src.height, a.border);
             return launch_error("stencil_smem_kernel");
           });

@@ -133,10 +133,8 @@ Result run_texture_kernel(const LaunchArgs& a, cudaTextureObject_t tex) {
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
           return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
             using Filter = std::decay_t<decltype(filter)>;
-            const dim3 block(a.policy.block_x, a.policy.block_y);
-            const dim3 grid((a.src.width + block.x - 1) / block.x, (a.src.height + block.y - 1) / block.y);
-            stencil_texture_kernel<Filter, Pixel><<<grid, block, 0, a.stream>>>(filter, tex, a.dst.data, a.dst.pitch,
-                                                                                a.src.width, a.src.height, mirror);
+            stencil_texture_kernel<Filter, Pixel><<<pixel_grid(a), policy_block(a), 0, a.stream>>>(
+                filter, tex, a.dst.data, a.dst.pitch, a.src.width, a.src.height, mirror);
             return launch_error("stencil_texture_kernel");
           });
         });
