@@ -25,6 +25,12 @@ int tma_halo_left(PixelFormat f, int radius) {
     return (radius + px_per_16 - 1) / px_per_16 * px_per_16;
 }
 
+std::string tma_no_room_reason(PixelFormat f, int radius) {
+    return "radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
+           std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(f).elements_per_pixel)) + " pixels for " +
+           std::string(to_string(f)) + ")";
+}
+
 int max_tma_tile_w(PixelFormat f, int radius) {
     const int max_box_px = static_cast<int>(kTmaMaxBoxDim) / tma_element_layout(f).elements_per_pixel;
     const int w = (max_box_px - tma_halo_left(f, radius) - radius) / 4 * 4;  // the box is padded to 4 pixels anyway

@@ -106,4 +106,8 @@ int tma_halo_left(PixelFormat f, int radius);
 // tile for large radii instead of refusing.
 int max_tma_tile_w(PixelFormat f, int radius);
 
+// The refusal when no tile fits beside the halos: "radius R leaves no room for a tile in one TMA
+// box row (N pixels for FORMAT)"; said by can_run before launch and by the launchers.
+std::string tma_no_room_reason(PixelFormat f, int radius);
+
 } // namespace tl::cuda

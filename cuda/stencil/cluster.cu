@@ -136,7 +136,7 @@ Result run_cluster(const LaunchArgs& a, const Filter& f, const HopperDevice& dev
     // Rows padded to 128 bytes so the halo and own-row regions each start 128-byte aligned.
     auto padded = [&](int w) { return (halo_left + w + radius + px_per_128 - 1) / px_per_128 * px_per_128; };
     while (tile_w >= 4 && padded(tile_w) * layout.elements_per_pixel > int(kTmaMaxBoxDim)) tile_w -= separable ? kRun : 4;
-    if (tile_w < 4) return Result::fail("cluster: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
+    if (tile_w < 4) return Result::fail("cluster: " + tma_no_room_reason(a.src.format, radius));
     const int row_px = padded(tile_w);
 
     // The planner checks the image side (address, pitch, sizes) and the shared-memory total for

@@ -110,10 +110,7 @@ Result check_capability(Mechanism m, const FilterParams& params, PixelFormat for
         const int radius = filter_radius(params);
         const int multiple = params.kind == FilterKind::Box || params.kind == FilterKind::Gaussian ? 8 : 4;
         if (max_tma_tile_w(format, radius) < multiple)
-            return Result::fail(std::string(info.name) + ": radius " + std::to_string(radius) +
-                                " leaves no room for a tile in one TMA box row (" +
-                                std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(format).elements_per_pixel)) +
-                                " pixels for " + std::string(to_string(format)) + ")");
+            return Result::fail(std::string(info.name) + ": " + tma_no_room_reason(format, radius));
     }
     return Result::success();
 }

@@ -144,9 +144,7 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const bool band = band_mma::kApplies<Filter, Pixel> && band_mma::fits(radius, band_w);
     const int tile_w = band ? band_w : fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
-        return Result::fail("tma: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row (" +
-                            std::to_string(kTmaMaxBoxDim / std::uint32_t(tma_element_layout(a.src.format).elements_per_pixel)) +
-                            " pixels for " + std::string(to_string(a.src.format)) + ")");
+        return Result::fail("tma: " + tma_no_room_reason(a.src.format, radius));
     const int tile_h = a.policy.tile_h;
     const int stages = a.policy.stages;
     const std::size_t strip = separable && !band ? separable_strip_bytes(tile_w, radius) : 0;

@@ -95,7 +95,7 @@ Result run_tma_ws(const LaunchArgs& a, const Filter& f, const HopperDevice& dev)
     const bool separable = IsSeparable<dev::base_filter_t<Filter>>::value;
     const int tile_w = fit_tile_w(a.policy.tile_w, a.src.format, radius, separable ? kRun : 4);
     if (tile_w < 4)
-        return Result::fail("tma_ws: radius " + std::to_string(radius) + " leaves no room for a tile in one TMA box row");
+        return Result::fail("tma_ws: " + tma_no_room_reason(a.src.format, radius));
     const std::size_t strip = separable ? separable_strip_bytes(tile_w, radius) : 0;
     TmaSetup s;
     if (Result r = prepare_tma(a, "tma_ws", tile_w, a.policy.tile_h, a.policy.stages, false, strip, dev, &s); !r) return r;
