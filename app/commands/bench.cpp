@@ -131,7 +131,7 @@ std::optional<BenchRequest> parse_bench_request(const BenchOptions& o) {
     r.border = *border;
     for (const auto& t : o.tiles) {
         int tw = 0, th = 0;
-        if (!parse_size(t, tw, th) || tw > 1024 || th > 1024) {
+        if (!parse_tile(t, tw, th)) {
             std::fprintf(stderr, "bench: tile '%s' is not WxH with 1..1024 each\n", t.c_str());
             return std::nullopt;
         }

@@ -41,8 +41,7 @@ int run_check(const CheckOptions& o) {
         }
     }
     if (!o.tile.empty()) {
-        if (!parse_size(o.tile, cfg.policy.tile_w, cfg.policy.tile_h) || cfg.policy.tile_w > 1024 ||
-            cfg.policy.tile_h > 1024) {
+        if (!parse_tile(o.tile, cfg.policy.tile_w, cfg.policy.tile_h)) {
             std::fprintf(stderr, "check: tile '%s' is not WxH with 1..1024 each\n", o.tile.c_str());
             return 1;
         }

@@ -41,6 +41,10 @@ bool parse_size(const std::string& text, int& width, int& height) {
            width > 0 && height > 0;
 }
 
+bool parse_tile(const std::string& text, int& width, int& height) {
+    return parse_size(text, width, height) && width <= 1024 && height <= 1024;
+}
+
 std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::string& error) {
     const auto kind = parse_filter_kind(f.filter);
     if (!kind) {

@@ -84,6 +84,8 @@ std::optional<FilterParams> filter_params_from_flags(const FilterFlags& f, std::
 
 // Parses "WxH" or the names 1080p / 4k / 8k; false when it is neither.
 bool parse_size(const std::string& text, int& width, int& height);
+// Parses an output tile "WxH" with 1..1024 each (bench --tiles, check --tile).
+bool parse_tile(const std::string& text, int& width, int& height);
 
 class Commands {
 public:
