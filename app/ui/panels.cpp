@@ -637,12 +637,10 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
             ImGui::SetNextItemWidth(w);
             changed |= ImGui::SliderInt("cluster size", &s.policy.cluster_size, 1, 8);
         }
-        if (!m.knobs.tile)
-            ImGui::TextDisabled("tile: %s", m.knobs.block ? (m.mechanism == cuda::Mechanism::Smem ||
-                                                             m.mechanism == cuda::Mechanism::Ldgsts
-                                                                 ? "the largest that fits shared memory"
-                                                                 : "one pixel per thread")
-                                                          : "fixed");
+        if (!m.knobs.tile) {  // global and texture: no tile; smem and ldgsts plan their own
+            const bool planned = m.mechanism == cuda::Mechanism::Smem || m.mechanism == cuda::Mechanism::Ldgsts;
+            ImGui::TextDisabled("tile: %s", planned ? "the largest that fits shared memory" : "one pixel per thread");
+        }
         // Keep the values in the ranges a launch can take; can_run says what else it refuses.
         s.policy.block_x = std::clamp(s.policy.block_x, 1, 1024);
         s.policy.block_y = std::clamp(s.policy.block_y, 1, 1024);
