@@ -182,21 +182,16 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
         fr.bv[q] = band_pair(pair, 8 * q + 2 * t - g, taps);  // Bv_q: (k = 2t, 2t+1; n = g)
 }
 
-// One horizontal block: box rows row0..row0+7 of the strip whose first box column is col0,
-// R, G, B as packed fp16 A-operand halves: out[c][0] = (m = g, k = 2t, 2t+1), out[c][1] = m + 8.
-// Rows past the box and columns past its row are clamped: they only meet zero weights (or feed
-// outputs below the tile, which are not stored), and any byte converts to a finite fp16.
+// One horizontal block from the lane's KH 16-byte chunks of its box row (chunk j: pixels
+// 16 j + 4t .. 16 j + 4t + 3 of the strip's columns), R, G, B as packed fp16 A-operand halves:
+// out[c][0] = (m = g, k = 2t, 2t+1), out[c][1] = m + 8.
 template <int KH, int W>
-__device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0,
-                                                 int last_row, int col0, int last_col4,
-                                                 const Fragments<KH, W>& fr, int lane,
-                                                 std::uint32_t (&out)[3][2]) {
-    const int g = lane >> 2, t = lane & 3;
-    const std::uint32_t* row = tile + min(row0 + g, last_row) * stride;
+__device__ __forceinline__ void horizontal_from_chunks(const uint4 (&chunk)[KH], const Fragments<KH, W>& fr,
+                                                       std::uint32_t (&out)[3][2]) {
     float acc[3][4];
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
-        const uint4 q = *reinterpret_cast<const uint4*>(row + min(col0 + 16 * j + 4 * t, last_col4));
+        const uint4 q = chunk[j];
         // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = 0x64 << 8 | byte = 1024 + byte.
         constexpr std::uint32_t kExp = 0x64646464u;
         const std::uint32_t rg01 = __byte_perm(q.x, q.y, 0x5140u), ba01 = __byte_perm(q.x, q.y, 0x7362u);
@@ -216,6 +211,56 @@ __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int 
     for (int c = 0; c < 3; ++c) {
         out[c][0] = pack_half2(acc[c][0], acc[c][1]);
         out[c][1] = pack_half2(acc[c][2], acc[c][3]);
+    }
+}
+
+// One horizontal block: box rows row0..row0+7 of the strip whose first box column is col0.
+// Rows past the box and columns past its row are clamped: they only meet zero weights (or feed
+// outputs below the tile, which are not stored), and any byte converts to a finite fp16.
+template <int KH, int W>
+__device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int stride, int row0,
+                                                 int last_row, int col0, int last_col4,
+                                                 const Fragments<KH, W>& fr, int lane,
+                                                 std::uint32_t (&out)[3][2]) {
+    const int g = lane >> 2, t = lane & 3;
+    const std::uint32_t* row = tile + min(row0 + g, last_row) * stride;
+    uint4 chunk[KH];
+#pragma unroll
+    for (int j = 0; j < KH; ++j)
+        chunk[j] = *reinterpret_cast<const uint4*>(row + min(col0 + 16 * j + 4 * t, last_col4));
+    horizontal_from_chunks<KH, W>(chunk, fr, out);
+}
+
+// The vertical products of one step: d[c] = sum over the W window blocks (oldest first, starting
+// at slot `first`, which the callers' unrolled loops make a constant, so every window index is
+// one) plus 0.5 for the rounding.
+template <int W>
+__device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2], const std::uint32_t (&bv)[W],
+                                              int first, float (&d)[3][4]) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+        for (int q = 0; q < W; ++q) {
+            const std::uint32_t(&h)[3][2] = win[(first + q) % W];
+            if (q == 0)
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
+            else
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
+        }
+    }
+}
+
+// The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is v + 0.5 with v in
+// [0, 255.4]; adding 2^23 rounding down leaves floor(v + 0.5) in the low byte (the reference's
+// quantisation of v / 255). Alpha is the centre pixel's byte.
+__device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::uint32_t (&centre)[4],
+                                             std::uint32_t (&out)[4]) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const std::uint32_t r = __float_as_uint(__fadd_rd(d[0][e], 8388608.0f));
+        const std::uint32_t gg = __float_as_uint(__fadd_rd(d[1][e], 8388608.0f));
+        const std::uint32_t b = __float_as_uint(__fadd_rd(d[2][e], 8388608.0f));
+        out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre[e], 0x0070u), 0x5410u);
     }
 }
 
@@ -248,33 +293,15 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
             horizontal_block<KH, W>(tile, stride, o + kStepRows * (W - 1), last_row, lx, last_col4, fr, lane,
                                     win[(u + W - 1) % W]);
             float d[3][4];
-#pragma unroll
-            for (int c = 0; c < 3; ++c) {
-#pragma unroll
-                for (int q = 0; q < W; ++q) {
-                    const std::uint32_t(&h)[3][2] = win[(u + q) % W];
-                    if (q == 0)
-                        mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
-                    else
-                        mma_k8(d[c], h[c][0], h[c][1], fr.bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
-                }
-            }
-            // d[c][e]: e = 0 (col gq, row 2t), 1 (gq, 2t+1), 2 (gq+8, 2t), 3 (gq+8, 2t+1). Each value is
-            // v + 0.5 with v in [0, 255.4]: adding 2^23 rounding down leaves floor(v + 0.5) in the
-            // low byte (the reference's quantisation of v / 255).
+            vertical_step<W>(win, fr.bv, u, d);
+            // d[c][e]: e = 0 (col gq, row 2t), 1 (gq, 2t+1), 2 (gq+8, 2t), 3 (gq+8, 2t+1).
             // The lane's outputs: rows ly0, ly0 + 1 (e & 1) and columns lc0, lc0 + 8 (e >> 1).
             const int ly0 = o + 2 * t, lc0 = lx + gq;
             const std::uint32_t* centre0 = tile + min(ly0 + R, last_row) * stride + lc0 + g.halo_left;
             const std::uint32_t* centre1 = tile + min(ly0 + 1 + R, last_row) * stride + lc0 + g.halo_left;
+            const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
             std::uint32_t out[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const std::uint32_t centre = ((e & 1) ? centre1 : centre0)[8 * (e >> 1)];
-                const std::uint32_t r = __float_as_uint(__fadd_rd(d[0][e], 8388608.0f));
-                const std::uint32_t gg = __float_as_uint(__fadd_rd(d[1][e], 8388608.0f));
-                const std::uint32_t b = __float_as_uint(__fadd_rd(d[2][e], 8388608.0f));
-                out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre, 0x0070u), 0x5410u);
-            }
+            pack_outputs(d, centre, out);
             tl::cuda::dev::finish4(f, out);
             if (staging) {
 #pragma unroll

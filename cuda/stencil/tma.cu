@@ -11,6 +11,7 @@
 //              sync; thread 0 refills stage k % S with tile k + S (overlaps the next compute)
 #include "tma_common.cuh"
 #include "tma_box_stream.hpp"
+#include "tma_gauss_stream.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -229,6 +230,8 @@ Result launch_tma(const LaunchArgs& a) {
     if (Result r = query_hopper("tma", &dev); !r) return r;
     // Box on RGBA8: the column-streaming running-sum kernel (tma_box_stream.cu) where it applies.
     if (std::optional<Result> r = launch_tma_box_stream(a, dev)) return *r;
+    // Gaussian on RGBA8 up to radius 12: the column-streaming tensor-core kernel (tma_gauss_stream.cu).
+    if (std::optional<Result> r = launch_tma_gauss_stream(a, dev)) return *r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
         // Box and user kernels of radius 1 run as their compile-time-radius twins (register

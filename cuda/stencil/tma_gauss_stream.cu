@@ -1,0 +1,329 @@
+// Mechanism "tma", Gaussian on RGBA8 (radius 1..12): each CTA owns a 64-column strip of the image
+// and streams down one vertical segment of it through a ring of TMA row blocks
+// (cp.async.bulk.tensor.2d, UTMALDG); its four warps each run the tensor-core band products of
+// band_mma.cuh (HMMA) on one 16-column sub-strip, keeping the sliding window of horizontal
+// results in registers from one 8-row step to the next.
+//
+// Why: the tile path (band_mma::tile_with on 64x32 tiles) pays per tile for the W - 1 horizontal
+// blocks before a strip's first output, the fragment set-up, the warp/strip split's divisions,
+// the tile index math and fix_border's pass over the halo. ncu (H100, 4K, sigma 3): 23.2 M warp
+// instructions, 38 % of them that per-tile work, and 52 us against the copy's 25.7. Here they are
+// paid once per segment (~150-200 rows) or not at all (borders are folded as rows and columns are
+// read, only in the CTAs that reach an image edge).
+//
+// Per CTA (strip x0 .. x0 + 63, output rows ys .. ye of a segment; loaded row i = image row
+// ys - R + i; block b = loaded rows 8b .. 8b + 7, one TMA box of kRows x box_w pixels, box
+// column 0 = image column x0 - HL, HL = R rounded up to 16 bytes):
+//   ring     K = W + stages blocks; step s (output rows ys + 8s .. + 7) reads blocks s .. s + W - 1
+//   step s   warp w: horizontal block s + W - 1 enters its window (KH m16n8k16 per channel),
+//            vertical product over the window (W m16n8k8 per channel), 16 x 8 outputs stored
+//            with the centre pixel's alpha; each warp then arrives on empty[block s]
+//   thread 0 at the start of step s waits for empty[block s - 1] and refills that slot with block
+//            s - 1 + K (TMA zero-fills rows and columns outside the image)
+// Borders: Zero is TMA's zero fill as is. Clamp and mirror fold a row outside the image to the
+// loaded row it names (always within the blocks the ring still holds: at most 2R - 1 rows away)
+// and, in the strips at the left and right image edges, each column the same way.
+#include "tma_gauss_stream.hpp"
+
+#include "band_mma.cuh"
+#include "tma_common.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace tl::cuda::detail {
+
+using namespace dev_tma;
+
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kStripW = kWarps * band_mma::kStripW;  // 64 output columns per CTA
+constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
+constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
+
+struct GaussStreamGeom {
+    int width, height, radius;
+    int halo_left;            // HL: box columns left of the strip
+    int box_w;                // pixels per ring row (the TMA box width)
+    int strips, seg_h;        // strips across, output rows per segment (a multiple of kRows)
+    int ring_stages;          // K
+    std::uint32_t stage_bytes;
+    Border border;
+    void* dst;
+    std::size_t dst_pitch;
+};
+
+} // namespace
+
+// Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
+// being a Gaussian RGBA8 kernel, to HMMA).
+template <class Filter, int KH, int W>
+__global__ void __launch_bounds__(kThreads)
+    stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
+                                    const GaussStreamGeom g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ alignas(8) std::uint64_t full[kMaxStages];
+    __shared__ alignas(8) std::uint64_t empty[kMaxStages];
+    unsigned char* base = align128(smem_raw);
+    const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
+
+    const int tid = static_cast<int>(threadIdx.x);
+    const int lane = tid & 31, warp = tid >> 5;
+    const int gq = lane >> 2, t = lane & 3;
+    const int R = g.radius, K = g.ring_stages, BW = g.box_w, HL = g.halo_left;
+    const int ring_rows = K * kRows;
+    const int strip = static_cast<int>(blockIdx.x) % g.strips;
+    const int seg = static_cast<int>(blockIdx.x) / g.strips;
+    const int x0 = strip * kStripW;
+    const int ys = seg * g.seg_h;
+    const int ye = min(g.height, ys + g.seg_h);
+    const int steps = (ye - ys + kRows - 1) / kRows;
+    const int nblocks = steps + W - 1;
+    const int load_row0 = ys - R;
+    const int bx = x0 - HL;  // image column of box column 0 (a multiple of 4 pixels: 16 bytes)
+
+    auto issue = [&](int b) {
+        const int slot = b % K;
+        mbar_arrive_expect_tx(&full[slot], g.stage_bytes);
+        tma_load_2d(base + std::size_t(slot) * g.stage_bytes, &src_map, bx, load_row0 + b * kRows, &full[slot]);
+    };
+
+    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
+    if (tid == 0) {
+        prefetch_map(&src_map);
+        for (int s = 0; s < K; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], kWarps);
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+    int issued = 0;  // thread 0's count of blocks issued
+    if (tid == 0)
+        for (; issued < min(K, nblocks); ++issued) issue(issued);
+
+    // Blocks every thread has waited for, with the next one's slot and phase as counters.
+    int waited = 0, wait_slot = 0;
+    std::uint32_t wait_phase = 0;
+    auto wait_through = [&](int b) {
+        b = min(b, nblocks - 1);
+        for (; waited <= b; ++waited) {
+            mbar_wait(&full[wait_slot], wait_phase);
+            if (++wait_slot == K) {
+                wait_slot = 0;
+                wait_phase ^= 1u;
+            }
+        }
+    };
+
+    const bool fold_rows = g.border != Border::Zero && (load_row0 < 0 || load_row0 + nblocks * kRows > g.height);
+    const bool fold_cols = g.border != Border::Zero && (bx < 0 || bx + BW > g.width);
+    // Ring row of loaded row i (slot `slot` holds its block) under the border rule: rows outside
+    // the image read the loaded row fold_coord names. For every row a stored output reads, that
+    // row lies within the blocks the ring holds while block i / kRows enters (blocks
+    // i / kRows - W + 1 .. i / kRows, and before the first step all of 0 .. W - 1); the rows of a
+    // block below the last output may fold anywhere, so the folded row is clamped to those blocks.
+    auto ring_row = [&](int i, int slot) -> const std::uint32_t* {
+        if (fold_rows) {
+            const int y = load_row0 + i;
+            if (y < 0 || y >= g.height) {
+                int r = y < 0 ? (g.border == Border::Mirror ? -y - 1 : 0)
+                              : (g.border == Border::Mirror ? 2 * g.height - 1 - y : g.height - 1);
+                if (r < 0 || r >= g.height) r = fold_coord(y, g.height, g.border);  // images under R rows
+                const int b = i / kRows;
+                const int lo = max(0, kRows * (b - W + 1)), hi = max(kRows * b, kRows * (W - 1)) + kRows - 1;
+                return ring + (min(max(r - load_row0, lo), hi) % ring_rows) * BW;
+            }
+        }
+        return ring + (slot * kRows + (i & (kRows - 1))) * BW;
+    };
+    // The lane's KH chunks of one box row: pixels lx + 16 j + 4t .. + 3, 16-byte loads (clamped
+    // to the row: columns past it meet zero weights only); per pixel, folded, in edge strips.
+    const int lx = warp * band_mma::kStripW;
+    auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH]) {
+#pragma unroll
+        for (int j = 0; j < KH; ++j) {
+            const int c = lx + 16 * j + 4 * t;
+            if (!fold_cols) {
+                chunk[j] = *reinterpret_cast<const uint4*>(row + min(c, BW - 4));
+            } else {
+                std::uint32_t v[4];
+#pragma unroll
+                for (int p = 0; p < 4; ++p) {
+                    int cc = min(c + p, BW - 1);
+                    const int x = bx + cc;
+                    if (x < 0 || x >= g.width) cc = min(max(fold_coord(x, g.width, g.border) - bx, 0), BW - 1);
+                    v[p] = row[cc];
+                }
+                chunk[j] = make_uint4(v[0], v[1], v[2], v[3]);
+            }
+        }
+    };
+
+    band_mma::Fragments<KH, W> fr;
+    band_mma::make_fragments<KH, W>(filter.weights, R, HL, lane, fr);
+
+    // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
+    wait_through(W - 1);
+    std::uint32_t win[W][3][2];
+#pragma unroll
+    for (int q = 0; q < W - 1; ++q) {
+        uint4 chunk[KH];
+        load_chunks(ring_row(q * kRows + gq, q), chunk);
+        band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[q]);
+    }
+    int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
+    int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
+    int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
+    std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
+    for (int s0 = 0; s0 < steps; s0 += W) {
+#pragma unroll
+        for (int u = 0; u < W; ++u) {
+            const int s = s0 + u;
+            if (s >= steps) break;  // uniform per CTA
+            if (tid == 0 && s >= 1) {
+                if (issued < nblocks) {
+                    mbar_wait(&empty[refill_slot], refill_phase);
+                    fence_proxy_async_smem();  // generic reads of the slot before TMA overwrites it
+                    issue(issued++);
+                }
+                if (++refill_slot == K) {
+                    refill_slot = 0;
+                    refill_phase ^= 1u;
+                }
+            }
+            __syncwarp();
+            // Block s + W - 1 enters the window.
+            wait_through(s + W - 1);
+            {
+                uint4 chunk[KH];
+                load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk);
+                band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[(u + W - 1) % W]);
+            }
+            enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
+            float d[3][4];
+            band_mma::vertical_step<W>(win, fr.bv, u, d);
+            // The lane's outputs: segment rows ly0, ly0 + 1 (e & 1), strip columns lc0, lc0 + 8
+            // (e >> 1); the centre of row ly is loaded row ly + R, inside blocks s .. s + W - 1.
+            const int ly0 = kRows * s + 2 * t, lc0 = lx + gq;
+            int cr = first_slot * kRows + 2 * t + R;
+            if (cr >= ring_rows) cr -= ring_rows;
+            const int cr1 = cr + 1 == ring_rows ? 0 : cr + 1;
+            const std::uint32_t* centre0 = ring + cr * BW + lc0 + HL;
+            const std::uint32_t* centre1 = ring + cr1 * BW + lc0 + HL;
+            const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
+            std::uint32_t out[4];
+            band_mma::pack_outputs(d, centre, out);
+            tl::cuda::dev::finish4(filter, out);
+            const int y = ys + ly0, x = x0 + lc0;
+            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) + std::size_t(y) * g.dst_pitch) + x;
+            auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + g.dst_pitch);
+            if (ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width) {  // uniform per warp
+                p0[0] = out[0];
+                p1[0] = out[1];
+                p0[8] = out[2];
+                p1[8] = out[3];
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (y + (e & 1) < ye && x + 8 * (e >> 1) < g.width) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
+            }
+            // Block s is read for the last time (its centre rows and fold sources are done).
+            __syncwarp();
+            if (lane == 0) mbar_arrive(&empty[first_slot]);
+            first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
+        }
+    }
+#else
+    (void)src_map; (void)filter; (void)g;
+#endif
+}
+
+namespace {
+
+template <int KH, int W>
+Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeom g, const dev::GaussianFilter& gf) {
+    TmaBoxDesc d;
+    d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
+    d.global_dim[0] = std::uint64_t(a.src.width);
+    d.global_dim[1] = std::uint64_t(a.src.height);
+    d.global_stride = a.src.pitch;
+    d.box_dim[0] = std::uint32_t(g.box_w);
+    d.box_dim[1] = std::uint32_t(kRows);
+    d.element_bytes = 4;
+    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma gauss stream: " + why);
+    CUtensorMap map{};
+    if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r) return r;
+    const int smem = static_cast<int>(std::size_t(g.ring_stages) * g.stage_bytes + kTmaSharedAlign);
+    auto run = [&](const auto& f) -> Result {
+        auto kernel = stencil_tma_kernel_gauss_stream<std::decay_t<decltype(f)>, KH, W>;
+        if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+            return Result::fail(std::string("stencil_tma_kernel_gauss_stream: cannot reserve shared memory: ") +
+                                cudaGetErrorName(e));
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, static_cast<std::size_t>(smem));
+        if (per_sm < 1)
+            return Result::fail("tma: " + std::to_string(smem) + " bytes of shared memory per block do not fit on an SM");
+        // One CTA per (strip, segment), all resident at once: the strips are cut into as many
+        // segments as leave every CTA a slot (each segment re-reads 2R rows and recomputes W - 1
+        // horizontal blocks above its first output row).
+        GaussStreamGeom gg = g;
+        const int slots = per_sm * dev.sm_count;
+        const int max_segs = (gg.height + kRows - 1) / kRows;
+        const int segs = std::clamp(slots / gg.strips, 1, max_segs);
+        gg.seg_h = ((gg.height + segs - 1) / segs + kRows - 1) / kRows * kRows;
+        const int grid = gg.strips * ((gg.height + gg.seg_h - 1) / gg.seg_h);
+        kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(map, f, gg);
+        return tma_launch_error("stencil_tma_kernel_gauss_stream");
+    };
+    // A fused op chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
+    // filters.cuh); other chains as arithmetic.
+    if (a.ops != nullptr) {
+        if (dev::chain_is_per_channel(*a.ops)) return run(dev::Fused<dev::GaussianFilter, true>{gf, *a.ops});
+        return run(dev::Fused<dev::GaussianFilter>{gf, *a.ops});
+    }
+    return run(gf);
+}
+
+} // namespace
+
+std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperDevice& dev) {
+    if (a.params.kind != FilterKind::Gaussian || a.src.format != PixelFormat::RGBA8 || a.dst.format != PixelFormat::RGBA8)
+        return std::nullopt;
+    // A TMA store of the output was asked for: the tile path has one, this kernel stores directly.
+    if (a.policy.tma_store) return std::nullopt;
+    dev::GaussianFilter gf{};
+    const auto w = gaussian_weights(a.params.sigma, &gf.radius);
+    const int R = gf.radius;
+    if (R < 1 || R > band_mma::kMaxRadius) return std::nullopt;
+    for (int i = 0; i < 2 * R + 1; ++i) gf.weights[i] = w[static_cast<std::size_t>(i)];
+
+    GaussStreamGeom g{};
+    g.width = a.src.width;
+    g.height = a.src.height;
+    g.radius = R;
+    g.halo_left = band_mma::halo_left_rgba8(R);
+    // The box row holds HL + 64 + R pixels, widened to 16 mod 32 pixels (80 or 112): a row is then
+    // 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one quarter-warp
+    // reads in a horizontal block fall in different banks.
+    const int need = g.halo_left + kStripW + R;
+    g.box_w = need <= 80 ? 80 : 112;
+    g.strips = (g.width + kStripW - 1) / kStripW;
+    g.border = a.border;
+    g.dst = a.dst.data;
+    g.dst_pitch = a.dst.pitch;
+    const int window = band_mma::vertical_blocks(R);
+    g.ring_stages = std::min(window + std::clamp(a.policy.stages, 1, 4), kMaxStages);
+    g.stage_bytes = std::uint32_t(g.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
+    const int kh = band_mma::horizontal_kblocks(R);
+    // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4), as band_mma::gaussian_tile.
+    if (window <= 2) return launch_shape<2, 2>(a, dev, g, gf);
+    if (window == 3 && kh == 2) return launch_shape<2, 3>(a, dev, g, gf);
+    return launch_shape<3, 4>(a, dev, g, gf);
+}
+
+} // namespace tl::cuda::detail
