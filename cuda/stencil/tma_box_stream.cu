@@ -48,15 +48,9 @@ using namespace dev_tma;
 namespace {
 
 constexpr int kMaxRadius = 32;
-constexpr int kStripW = 128;      // output columns per CTA (a multiple of kHRun)
-constexpr int kBlockRows = 16;    // output rows per vertical / horizontal block
-constexpr int kStageRows = 16;    // rows per TMA stage
-constexpr int kHRun = 16;         // outputs per horizontal running sum (one thread)
+constexpr int kStripW = 128;      // output columns per CTA (a multiple of Shape::kHRun)
 constexpr int kMaxThreads = ((kStripW + 2 * kMaxRadius) + 31) / 32 * 32;
-constexpr int kMaxStages = 12;
-static_assert(kStripW % kHRun == 0 && kStripW / kHRun * kBlockRows <= kMaxThreads, "one horizontal item per thread");
-static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
-constexpr int kStagesPerBlock = kBlockRows / kStageRows;
+constexpr int kMaxStages = 16;
 
 // Smallest radius launch_tma sends here; the tile path keeps radius 1 (its compile-time 3x3
 // register window): H100, 4K RGBA8 clamp, stages 2, tile path 32.5 us, this kernel 43.2 us.
@@ -67,6 +61,17 @@ constexpr int kMinDispatchRadius = 2;
 template <int kHalo>
 struct Shape {
     static_assert(kHalo % 4 == 0 && kHalo <= kMaxRadius);
+    // Output rows per vertical / horizontal block, rows per TMA stage, outputs per horizontal
+    // running sum (one thread). Radius <= 8 takes 8-row blocks: its ring and column sums shrink
+    // to 4 CTAs per SM. H100 4K clamp, stages 2: r=4 44.8 -> 40.0 us; with 8-row blocks r=16
+    // went 46.8 -> 47.9 and r=32 65.7 -> 86.2 (the per-block start-up and barriers count more
+    // there), so they keep 16.
+    static constexpr int kBlockRows = kHalo <= 8 ? 8 : 16;
+    static constexpr int kStageRows = kBlockRows;
+    static constexpr int kHRun = kBlockRows;
+    static constexpr int kStagesPerBlock = kBlockRows / kStageRows;
+    static_assert(kStripW % kHRun == 0 && kStripW / kHRun * kBlockRows <= kMaxThreads, "one horizontal item per thread");
+    static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
     // An odd number of 16-byte units per ring row: the horizontal pass reads the centre pixels of
     // consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
     static constexpr int kBoxW = ((2 * kHalo + kStripW) / 4 | 1) * 4;
@@ -103,6 +108,8 @@ __global__ void __launch_bounds__(kMaxThreads)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int kBoxW = Shape<kHalo>::kBoxW;
     constexpr int kCs = Shape<kHalo>::kCsStride;
+    constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
+    constexpr int kHRun = Shape<kHalo>::kHRun;
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
     unsigned char* base = align128(smem_raw);
@@ -340,6 +347,8 @@ namespace {
 
 template <int kHalo>
 std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g) {
+    constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
+    constexpr int kStagesPerBlock = Shape<kHalo>::kStagesPerBlock;
     const int R = g.radius;
     g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
     // The ring: the stages one block reads (loaded rows Bk .. Bk + 2R + B) plus `stages` - 1
@@ -369,7 +378,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
 
     const int threads = (kStripW + 2 * R + 31) / 32 * 32;
     const int smem = static_cast<int>(smem_for(K));
-    return dev::with_epilogue<dev::PixelRGBA8>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
+    auto run = [&](const auto& f) -> std::optional<Result> {
         auto kernel = stencil_tma_kernel_box_stream<std::decay_t<decltype(f)>, kHalo>;
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
@@ -386,7 +395,15 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         const int grid = g.strips * ((g.height + g.seg_h - 1) / g.seg_h);
         kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, f, g);
         return tma_launch_error("stencil_tma_kernel_box_stream");
-    });
+    };
+    // A fused op chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
+    // filters.cuh); other chains as arithmetic.
+    const dev::BoxFilter box{R};
+    if (a.ops != nullptr) {
+        if (dev::chain_is_per_channel(*a.ops)) return run(dev::Fused<dev::BoxFilter, true>{box, *a.ops});
+        return run(dev::Fused<dev::BoxFilter>{box, *a.ops});
+    }
+    return run(box);
 }
 
 std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius) {

@@ -86,10 +86,13 @@ __global__ void __launch_bounds__(kThreads)
     const int load_row0 = ys - R;
     const int bx = x0 - HL;  // image column of box column 0 (a multiple of 4 pixels: 16 bytes)
 
+    // Thread 0 issues blocks in order; issue_slot is block `issued`'s slot (no modulo per block).
+    int issue_slot = 0;
     auto issue = [&](int b) {
-        const int slot = b % K;
-        mbar_arrive_expect_tx(&full[slot], g.stage_bytes);
-        tma_load_2d(base + std::size_t(slot) * g.stage_bytes, &src_map, bx, load_row0 + b * kRows, &full[slot]);
+        mbar_arrive_expect_tx(&full[issue_slot], g.stage_bytes);
+        tma_load_2d(base + std::size_t(issue_slot) * g.stage_bytes, &src_map, bx, load_row0 + b * kRows,
+                    &full[issue_slot]);
+        if (++issue_slot == K) issue_slot = 0;
     };
 
     tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
