@@ -8,7 +8,7 @@ namespace tl::cuda {
 
 namespace {
 
-constexpr std::array<MechanismInfo, 7> kMechanisms{{
+constexpr std::array<MechanismInfo, 8> kMechanisms{{
     {Mechanism::Global, "global", "Global loads", 5, 0, "",
      "Every thread computes its own output pixels and reads each of its (2R+1)^2 neighbours with "
      "an ordinary load from global memory. Nothing is staged by the program: the L1 and L2 caches "
@@ -31,6 +31,17 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "first copies the source into a CUDA array it owns: one extra device-to-device read and write "
      "of the image, counted in its time.",
      {.block = true}},
+    {Mechanism::Registers, "registers", "Register window (16-byte loads)", 5, 0, "LDG.E.128",
+     "3x3 filters on RGBA8 without shared memory or asynchronous copies: each thread takes 4 "
+     "adjacent output columns by 4 output rows at a time, and first loads the 6 input rows it needs "
+     "straight into registers, one 16-byte load (LDG.E.128) of its 4 pixels plus two 4-byte "
+     "loads of their left and right neighbours per row, all in flight before the first output "
+     "is computed. It then slides a 3-row window down them: each row is unpacked once and "
+     "serves three output rows, and each output row leaves as one 16-byte store. A warp reads "
+     "one 512-byte span per row; the rows just above and below a thread's 4 come again from L2 "
+     "for the threads next to it (6 rows read per 4 written). Wider filters and RGBA32F are "
+     "not offered: the window holds 3 rows of 6 packed pixels.",
+     {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "
      "(TILE_H + 2R) x (TILE_W + 2R) pixels, from global into shared memory with ordinary loads "
@@ -67,9 +78,12 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      "TMA row boxes keeping integer running sums (down each column, then across the column sums), "
      "so one row enters and one leaves per output row whatever the radius, and borders are read "
      "by folding rows and columns inside the ring. Gaussian on RGBA8 "
-     "(radius up to 12) runs its two 1D passes as band-matrix products on the tensor cores "
-     "(mma.sync, HMMA in SASS): bytes become fp16 exactly and sums stay fp32, within a third of "
-     "a level of the reference. The RGBA8 3x3 filters (Sobel, Laplacian, sharpen, emboss, box "
+     "(radius up to 12) streams too, down 64-column strips through a ring of 8-row TMA boxes, "
+     "and its four warps run the two 1D passes as band-matrix products on the tensor cores "
+     "(mma.sync, HMMA in SASS), keeping the last rows' horizontal results in registers: bytes "
+     "become fp16 exactly and sums stay fp32, within a third of a level of the reference. These "
+     "two streaming kernels ignore the tile size (and take the tile path when a TMA store is "
+     "asked for). The RGBA8 3x3 filters (Sobel, Laplacian, sharpen, emboss, box "
      "r=1) are computed on the bytes in integers, two channels per 32-bit register, with column "
      "sums shared by neighbouring outputs; only Sobel's magnitude and sharpen's amount use float.",
      {.tile = true, .stages = true, .tma_store = true}},

@@ -14,7 +14,7 @@
 namespace tl::cuda {
 
 // One value per way of moving a tile from global to shared memory.
-enum class Mechanism { Global, Texture, Smem, Ldgsts, Tma, TmaWs, Cluster };
+enum class Mechanism { Global, Texture, Smem, Ldgsts, Tma, TmaWs, Cluster, Registers };
 
 // Tunables a mechanism may use; MechanismInfo::knobs says which ones each mechanism reads.
 struct Policy {

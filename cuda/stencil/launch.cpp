@@ -19,9 +19,10 @@ struct Row {
     Mechanism m;
     Launcher fn;
 };
-constexpr std::array<Row, 7> kLaunchers{{
+constexpr std::array<Row, 8> kLaunchers{{
     {Mechanism::Global, launch_global},
     {Mechanism::Texture, launch_texture},
+    {Mechanism::Registers, launch_registers},
     {Mechanism::Smem, launch_smem},
     {Mechanism::Ldgsts, launch_ldgsts},
     {Mechanism::Tma, launch_tma},
@@ -101,6 +102,8 @@ Result check_capability(Mechanism m, const FilterParams& params, PixelFormat for
         return Result::fail(std::string(info.name) + " blocks are compiled for at most 256 threads: block " +
                             std::to_string(policy.block_x) + "x" + std::to_string(policy.block_y) + " has " +
                             std::to_string(std::int64_t(policy.block_x) * policy.block_y));
+    if (m == Mechanism::Registers)
+        if (std::string why = detail::registers_refusal(params, format); !why.empty()) return Result::fail(why);
     if (m == Mechanism::Cluster && (policy.cluster_size < 1 || policy.cluster_size > 8))
         return Result::fail("cluster size " + std::to_string(policy.cluster_size) + " is out of range: valid 1..8");
     if (m == Mechanism::Tma || m == Mechanism::TmaWs || m == Mechanism::Cluster) {

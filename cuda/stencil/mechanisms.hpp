@@ -41,6 +41,9 @@ Result launch_texture(const LaunchArgs& a);  // texture.cu
 // texture.cu: the texture kernel on the caller's array (tl::cuda::launch_texture_array).
 Result launch_texture_on_array(const LaunchArgs& a, const void* cuda_array);
 void forget_texture_array(const void* cuda_array);
+Result launch_registers(const LaunchArgs& a);  // registers.cu
+// Empty when the registers mechanism runs this filter and format (3x3 filters on RGBA8), else why not.
+std::string registers_refusal(const FilterParams& params, PixelFormat format);
 Result launch_smem(const LaunchArgs& a);     // smem.cu
 Result launch_ldgsts(const LaunchArgs& a);   // ldgsts.cu
 Result launch_tma(const LaunchArgs& a);      // tma.cu

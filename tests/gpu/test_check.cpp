@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(AllMechanisms, CheckMatrix,
                          ::testing::Values(tl::cuda::Mechanism::Global, tl::cuda::Mechanism::Texture,
                                            tl::cuda::Mechanism::Smem, tl::cuda::Mechanism::Ldgsts,
                                            tl::cuda::Mechanism::Tma, tl::cuda::Mechanism::TmaWs,
-                                           tl::cuda::Mechanism::Cluster),
+                                           tl::cuda::Mechanism::Cluster, tl::cuda::Mechanism::Registers),
                          [](const auto& test_info) { return std::string(tl::cuda::mechanism_info(test_info.param).name); });
 
 TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {

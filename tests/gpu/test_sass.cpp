@@ -59,7 +59,8 @@ TEST(Sass, FusedKernelsExistAndContainTheirInstruction) {
 
 TEST(Sass, PlainLoadMechanismsUseNoAsyncCopies) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
-    for (const char* plain : {"stencil_global_kernel", "stencil_smem_kernel", "stencil_texture_kernel"}) {
+    for (const char* plain :
+         {"stencil_global_kernel", "stencil_smem_kernel", "stencil_texture_kernel", "stencil_registers_kernel"}) {
         int kernels = 0;
         for (const auto& [name, text] : sass()) {
             if (name.find(plain) == std::string::npos) continue;

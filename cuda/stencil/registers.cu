@@ -1,0 +1,204 @@
+// Mechanism "registers": 3x3 filters on RGBA8 with no shared memory and no asynchronous copy.
+// Persistent blocks; each thread takes work items of 4 adjacent output columns x kRows output
+// rows in turn, and for each loads the kRows + 2 input rows it needs straight into registers (per
+// row one 16-byte load of its 4 pixels and two 4-byte loads of the pixels left and right of them,
+// LDG.E.128 / LDG.E in SASS, all issued before the first output is computed), then slides a
+// 3-row window down them: each row is unpacked once and serves three output rows, and each output
+// row leaves as one 16-byte store.
+//
+// What it shows: how far plain loads go when every thread keeps many bytes in flight
+// ((kRows + 2) rows x 24 bytes) and the caches absorb the reuse. Neighbouring threads' loads of
+// the same row are one 512-byte span per warp; the rows above and below a thread's run are read
+// again by the runs next to it, from L2 (kRows + 2 rows read per kRows written). Persistent, so
+// that a fused op chain's byte tables are built once per resident block, not once per item.
+#include "mechanisms.hpp"
+#include "filters.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace tl::cuda::detail {
+
+namespace {
+
+using namespace tl::cuda::dev;
+
+constexpr int kThreads = 128;
+// Output rows per thread (kRows + 2 input rows in registers). H100 4K clamp: 8 rows, one block per
+// item range: Laplacian 29.1 us, Sobel 48.0 (99 registers); 4 rows, persistent blocks: Laplacian
+// 29.0, emboss 29.1, Sobel 35.9.
+constexpr int kRows = 4;
+
+// Host-side: true when `radius` is a static member equal to 1 (the 3x3 functors and the radius-1
+// twins with_fixed_radius makes of box and user kernels).
+template <class F, class = void> struct Fixed3x3 : std::false_type {};
+template <class F>
+struct Fixed3x3<F, std::enable_if_t<std::is_pointer_v<decltype(&base_filter_t<F>::radius)>>>
+    : std::bool_constant<base_filter_t<F>::radius == 1> {};
+
+// Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
+// x - 1 .. x + 4: raw[0..3] = x .. x + 3, left = x - 1, right = x + 4. Inside the image and on a
+// 16-byte aligned row: one 16-byte and two 4-byte loads; per pixel, folded, elsewhere.
+__device__ __forceinline__ void load_row(const void* src, std::size_t pitch, int w, int h, int x, int y,
+                                         Border border, bool vec, std::uint32_t (&raw)[4], std::uint32_t& left,
+                                         std::uint32_t& right) {
+    int fy = y;
+    if (y < 0 || y >= h) fy = fold_coord(y, h, border);
+    if (fy < 0) {
+        raw[0] = raw[1] = raw[2] = raw[3] = left = right = 0u;
+        return;
+    }
+    const auto* row = reinterpret_cast<const std::uint32_t*>(static_cast<const char*>(src) + std::size_t(fy) * pitch);
+    if (vec && x >= 1 && x + 4 < w) {
+        const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row + x));
+        raw[0] = mid.x;
+        raw[1] = mid.y;
+        raw[2] = mid.z;
+        raw[3] = mid.w;
+        left = __ldg(row + x - 1);
+        right = __ldg(row + x + 4);
+        return;
+    }
+    std::uint32_t v[6];
+#pragma unroll
+    for (int i = 0; i < 6; ++i) {
+        const int fx = fold_coord(x - 1 + i, w, border);
+        v[i] = fx < 0 ? 0u : __ldg(row + fx);
+    }
+    left = v[0];
+    raw[0] = v[1];
+    raw[1] = v[2];
+    raw[2] = v[3];
+    raw[3] = v[4];
+    right = v[5];
+}
+
+} // namespace
+
+// One work item: outputs x .. x + 3 of rows y0 .. y0 + kRows - 1.
+template <class Filter>
+__device__ __forceinline__ void registers_item(const Filter& f, const void* src, std::size_t src_pitch, void* dst,
+                                               std::size_t dst_pitch, int w, int h, Border border, bool src_vec,
+                                               bool dst_vec, int x, int y0) {
+    // Every input row of the run first: kRows + 2 rows of loads in flight per thread.
+    std::uint32_t raw[kRows + 2][4], left[kRows + 2], right[kRows + 2];
+#pragma unroll
+    for (int i = 0; i < kRows + 2; ++i)
+        load_row(src, src_pitch, w, h, x, y0 - 1 + i, border, src_vec, raw[i], left[i], right[i]);
+
+    auto store = [&](int y, const std::uint32_t (&out)[4]) {
+        auto* o = row_ptr<PixelRGBA8>(dst, dst_pitch, y) + x;
+        if (dst_vec && x + 3 < w) {
+            *reinterpret_cast<uint4*>(o) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                if (x + i < w) o[i] = out[i];
+        }
+    };
+    if constexpr (swar3x3_v<Filter, PixelRGBA8>) {
+        // The integer form (filters.cuh, namespace swar): 6 pixels unpacked into (R, B) and (G, 0)
+        // 16-bit lanes once per row, three rows live.
+        swar::Row lanes[3];
+        auto unpack_row = [&](int i, swar::Row& d) {
+            swar::unpack(left[i], d[0]);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) swar::unpack(raw[i][k], d[k + 1]);
+            swar::unpack(right[i], d[5]);
+        };
+        unpack_row(0, lanes[0]);
+        unpack_row(1, lanes[1]);
+#pragma unroll
+        for (int step = 0; step < kRows; ++step) {
+            if (y0 + step >= h) break;
+            unpack_row(step + 2, lanes[(step + 2) % 3]);
+            std::uint32_t out[4];
+            f.swar4(lanes[step % 3], lanes[(step + 1) % 3], lanes[(step + 2) % 3], raw[step + 1], out);
+            finish4(f, out);
+            store(y0 + step, out);
+        }
+    } else {
+        // Float window (user 3x3 kernels): each pixel converted once per row.
+        float4 ring[3][6];
+        auto unpack_row = [&](int i, float4 (&d)[6]) {
+            d[0] = window_unpack<Filter>(left[i]);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) d[k + 1] = window_unpack<Filter>(raw[i][k]);
+            d[5] = window_unpack<Filter>(right[i]);
+        };
+        unpack_row(0, ring[0]);
+        unpack_row(1, ring[1]);
+#pragma unroll
+        for (int step = 0; step < kRows; ++step) {
+            if (y0 + step >= h) break;
+            unpack_row(step + 2, ring[(step + 2) % 3]);
+            std::uint32_t out[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
+                out[i] = quantize_alpha_bits<Filter>(f(window));
+            }
+            finish4(f, out);
+            store(y0 + step, out);
+        }
+    }
+}
+
+template <class Filter>
+__global__ void __launch_bounds__(kThreads)
+    stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
+                             std::size_t dst_pitch, int w, int h, Border border, int groups, int items, bool src_vec,
+                             bool dst_vec) {
+    stage_epilogue(f);
+    if constexpr (is_fused_v<Filter>) __syncthreads();  // the staged tables, before any thread leaves
+    for (int item = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x); item < items;
+         item += static_cast<int>(gridDim.x) * kThreads) {
+        const int run = item / groups;
+        const int x = 4 * (item - run * groups);
+        registers_item(f, src, src_pitch, dst, dst_pitch, w, h, border, src_vec, dst_vec, x, run * kRows);
+    }
+}
+
+// Empty when `registers` runs this filter and format; otherwise why not.
+std::string registers_refusal(const FilterParams& params, PixelFormat format) {
+    if (format != PixelFormat::RGBA8) return "registers: RGBA8 images only (its window holds packed 8-bit pixels)";
+    if (filter_radius(params) != 1)
+        return "registers: 3x3 filters only (its register window holds 3 rows of 6 pixels; radius " +
+               std::to_string(filter_radius(params)) + " needs " + std::to_string(2 * filter_radius(params) + 1) + ")";
+    return {};
+}
+
+Result launch_registers(const LaunchArgs& a) {
+    if (std::string why = registers_refusal(a.params, a.src.format); !why.empty()) return Result::fail(why);
+    const int groups = (a.src.width + 3) / 4;
+    const int items = groups * ((a.src.height + kRows - 1) / kRows);
+    const cudaDeviceProp& prop = current_device_props();
+    const bool src_vec = reinterpret_cast<std::uintptr_t>(a.src.data) % 16 == 0 && a.src.pitch % 16 == 0;
+    const bool dst_vec = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
+    return dev::with_filter(a.params, [&](auto filter0) -> Result {
+        return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
+            if constexpr (!Fixed3x3<decltype(filter1)>::value) {
+                return Result::fail(registers_refusal(a.params, a.src.format));  // not reached: refused above
+            } else {
+                return dev::with_epilogue<PixelRGBA8>(filter1, a.ops, [&](const auto& f) -> Result {
+                    using F = std::decay_t<decltype(f)>;
+                    auto kernel = stencil_registers_kernel<F>;
+                    // Persistent: as many blocks as are resident at once, each walking items (a fused
+                    // chain's table is then built once per resident block, not once per item).
+                    int per_sm = 0;
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+                    const int grid = std::max(1, std::min((items + kThreads - 1) / kThreads,
+                                                          std::max(per_sm, 1) * prop.multiProcessorCount));
+                    kernel<<<grid, kThreads, 0, a.stream>>>(f, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
+                                                            a.src.width, a.src.height, a.border, groups, items,
+                                                            src_vec, dst_vec);
+                    return launch_error("stencil_registers_kernel");
+                });
+            }
+        });
+    });
+}
+
+} // namespace tl::cuda::detail
