@@ -33,7 +33,16 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
     const int ntiles = g.tiles_x * g.tiles_y;
     const int epp = sizeof(Storage) / 4;
 
-    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
+    auto issue = [&](int k, int stage) {
+        const int tile = static_cast<int>(blockIdx.x) + k * static_cast<int>(gridDim.x);
+        const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+        mbar_arrive_expect_tx(&full[stage], g.box_bytes);
+        tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.halo_left) * epp,
+                    ty * g.tile_h - g.radius, &full[stage]);
+    };
+    // The producer thread starts the first `stages` tiles' loads before a fused chain's tables are
+    // built, so the build overlaps the loads' DRAM latency instead of preceding it.
+    int first = 0;  // tiles already issued (producer thread)
     if (threadIdx.x == 0) {
         prefetch_map(&src_map);
         for (int s = 0; s < g.stages; ++s) {
@@ -41,14 +50,17 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
             mbar_init(&empty[s], kConsumerWarps);
         }
         fence_barrier_init();
+        for (; first < g.stages && static_cast<int>(blockIdx.x) + first * static_cast<int>(gridDim.x) < ntiles; ++first)
+            issue(first, first);
     }
+    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
     __syncthreads();
 
     if (warp == 0) {
         // Producer. Only lane 0 works; the other 31 lanes of the warp simply leave (they hold no
         // barrier role), which frees their issue slots for the consumers.
         if (lane != 0) return;
-        for (int k = 0;; ++k) {
+        for (int k = first;; ++k) {
             const int tile = static_cast<int>(blockIdx.x) + k * static_cast<int>(gridDim.x);
             if (tile >= ntiles) break;
             const int stage = k % g.stages;
@@ -56,10 +68,7 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
                 mbar_wait(&empty[stage], static_cast<std::uint32_t>(((k / g.stages) - 1) & 1));
                 fence_proxy_async_smem();  // consumers' fix-up writes before TMA overwrites the stage
             }
-            const int tx = tile % g.tiles_x, ty = tile / g.tiles_x;
-            mbar_arrive_expect_tx(&full[stage], g.box_bytes);
-            tma_load_2d(base + std::size_t(stage) * g.stage_bytes, &src_map, (tx * g.tile_w - g.halo_left) * epp,
-                        ty * g.tile_h - g.radius, &full[stage]);
+            issue(k, stage);
         }
         return;
     }
