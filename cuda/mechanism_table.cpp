@@ -31,7 +31,7 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "first copies the source into a CUDA array it owns: one extra device-to-device read and write "
      "of the image, counted in its time.",
      {.block = true}},
-    {Mechanism::Registers, "registers", "Register window (16-byte loads)", 5, 0, "LDG.E.128",
+    {Mechanism::Registers, "registers", "Register window", 5, 0, "LDG.E.128",
      "3x3 filters on RGBA8 without shared memory or asynchronous copies: each thread takes 4 "
      "adjacent output columns by 4 output rows at a time, and first loads the 6 input rows it needs "
      "straight into registers, one 16-byte load (LDG.E.128) of its 4 pixels plus two 4-byte "
