@@ -180,3 +180,27 @@ TEST_F(BadInput, TmaRadiusLimitIsKnownBeforeLaunch) {
         EXPECT_TRUE(tl::cuda::can_run(m, box(32), tl::PixelFormat::RGBA8, policy)) << "rgba8 has one element per pixel";
     }
 }
+
+// `registers` holds a 3-row window of packed 8-bit pixels: it runs the 3x3 filters on RGBA8 and
+// refuses the rest with the reason before any launch (so the UI greys the row out), leaving the
+// destination untouched.
+TEST_F(BadInput, RegistersRunsOnly3x3OnRgba8) {
+    tl::cuda::Policy policy;
+    EXPECT_TRUE(tl::cuda::can_run(Mechanism::Registers, box(1), tl::PixelFormat::RGBA8, policy));
+    tl::FilterParams sobel;
+    sobel.kind = tl::FilterKind::Sobel;
+    EXPECT_TRUE(tl::cuda::can_run(Mechanism::Registers, sobel, tl::PixelFormat::RGBA8, policy));
+
+    const auto wide = tl::cuda::can_run(Mechanism::Registers, box(4), tl::PixelFormat::RGBA8, policy);
+    EXPECT_FALSE(wide);
+    EXPECT_NE(wide.reason.find("3x3 filters only"), std::string::npos) << wide.reason;
+    const auto fp = tl::cuda::can_run(Mechanism::Registers, box(1), tl::PixelFormat::RGBA32F, policy);
+    EXPECT_FALSE(fp);
+    EXPECT_NE(fp.reason.find("RGBA8 images only"), std::string::npos) << fp.reason;
+
+    const auto launched = tl::cuda::launch(box(4), tl::Border::Clamp, Mechanism::Registers, policy_, src(), dst(), nullptr);
+    EXPECT_FALSE(launched.ok);
+    EXPECT_NE(launched.reason.find("3x3 filters only"), std::string::npos) << launched.reason;
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(dst_untouched());
+}
