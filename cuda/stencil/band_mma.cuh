@@ -264,6 +264,25 @@ __device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::
     }
 }
 
+// Stores a lane's 4 outputs of a 16 x 8 output block (pack_outputs' order: rows y, y + 1 by e & 1,
+// columns x, x + 8 by e >> 1) to dst. `whole`: the block lies inside the image (uniform per
+// warp); otherwise each store tests its row against y_end and its column against x_end.
+__device__ __forceinline__ void store_outputs(void* dst, std::size_t pitch, int x, int y, const std::uint32_t (&out)[4],
+                                              bool whole, int y_end, int x_end) {
+    auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(dst) + std::size_t(y) * pitch) + x;
+    auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + pitch);
+    if (whole) {
+        p0[0] = out[0];
+        p1[0] = out[1];
+        p0[8] = out[2];
+        p1[8] = out[3];
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        if (y + (e & 1) < y_end && x + 8 * (e >> 1) < x_end) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
+}
+
 // One strip (16 columns from tile column lx) over output rows [row_begin, row_end) of the tile,
 // 8 rows per step. `Geom` is the TMA mechanisms' TileGeom.
 template <int KH, int W, class Filter, class Geom>
@@ -312,23 +331,9 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
             }
             // One row address per lane and step; the per-pixel bounds tests only where the
             // strip's 16 x 8 outputs reach past the tile or the image (uniform per warp).
-            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) +
-                                                        std::size_t(y0 + ly0) * g.dst_pitch) +
-                       (x0 + lc0);
-            auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + g.dst_pitch);
-            if (o + kStepRows <= row_end && y0 + o + kStepRows <= g.height && x0 + lx + kStripW <= g.width) {
-                p0[0] = out[0];
-                p1[0] = out[1];
-                p0[8] = out[2];
-                p1[8] = out[3];
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int ly = ly0 + (e & 1), lc = lc0 + 8 * (e >> 1);
-                    if (ly < row_end && y0 + ly < g.height && x0 + lc < g.width)
-                        ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
-                }
-            }
+            store_outputs(g.dst, g.dst_pitch, x0 + lc0, y0 + ly0, out,
+                          o + kStepRows <= row_end && y0 + o + kStepRows <= g.height && x0 + lx + kStripW <= g.width,
+                          min(y0 + row_end, g.height), g.width);
         }
     }
 }

@@ -150,20 +150,9 @@ __global__ void __launch_bounds__(kMaxThreads)
     int issued = 0;  // thread 0's count of stages issued
     if (tid == 0)
         for (; issued < min(K, nstages); ++issued) issue(issued);
-    // Stages every thread has waited for (the same in every thread), with the next one's slot and
-    // barrier phase kept as counters (a division per wait costs more than the wait).
-    int waited = 0, wait_slot = 0;
-    std::uint32_t wait_phase = 0;
-    auto wait_through = [&](int s) {
-        s = min(s, nstages - 1);
-        for (; waited <= s; ++waited) {
-            mbar_wait(&full[wait_slot], wait_phase);
-            if (++wait_slot == K) {
-                wait_slot = 0;
-                wait_phase ^= 1u;
-            }
-        }
-    };
+    // Stages every thread has waited for (the same in every thread).
+    RingWaiter ring_wait{K, nstages - 1};
+    auto wait_through = [&](int s) { ring_wait.through(full, s); };
 
     // This thread's column: virtual column x0 - R + tid, read from the loaded column the border
     // names (clamped into the box: columns no stored output reads may fold anywhere).

@@ -214,6 +214,24 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t pari
             : "memory");
     } while (!done);
 }
+// A consumer's place in a ring of `stages` full barriers that complete in order (the streaming
+// kernels): through(full, s) waits for every stage up to s (capped at last), keeping the next
+// stage's slot and phase as counters (a division per wait costs more than the wait).
+struct RingWaiter {
+    int stages, last;
+    int waited = 0, slot = 0;
+    std::uint32_t phase = 0;
+    __device__ __forceinline__ void through(std::uint64_t* full, int s) {
+        s = min(s, last);
+        for (; waited <= s; ++waited) {
+            mbar_wait(&full[slot], phase);
+            if (++slot == stages) {
+                slot = 0;
+                phase ^= 1u;
+            }
+        }
+    }
+};
 // Orders this thread's generic-proxy shared-memory accesses before later async-proxy (TMA) ones.
 __device__ __forceinline__ void fence_proxy_async_smem() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

@@ -109,19 +109,9 @@ __global__ void __launch_bounds__(kThreads)
     if (tid == 0)
         for (; issued < min(K, nblocks); ++issued) issue(issued);
 
-    // Blocks every thread has waited for, with the next one's slot and phase as counters.
-    int waited = 0, wait_slot = 0;
-    std::uint32_t wait_phase = 0;
-    auto wait_through = [&](int b) {
-        b = min(b, nblocks - 1);
-        for (; waited <= b; ++waited) {
-            mbar_wait(&full[wait_slot], wait_phase);
-            if (++wait_slot == K) {
-                wait_slot = 0;
-                wait_phase ^= 1u;
-            }
-        }
-    };
+    // Blocks every thread has waited for (the same in every thread).
+    RingWaiter ring_wait{K, nblocks - 1};
+    auto wait_through = [&](int b) { ring_wait.through(full, b); };
 
     const bool fold_rows = g.border != Border::Zero && (load_row0 < 0 || load_row0 + nblocks * kRows > g.height);
     const bool fold_cols = g.border != Border::Zero && (bx < 0 || bx + BW > g.width);
@@ -222,19 +212,9 @@ __global__ void __launch_bounds__(kThreads)
             std::uint32_t out[4];
             band_mma::pack_outputs(d, centre, out);
             tl::cuda::dev::finish4(filter, out);
-            const int y = ys + ly0, x = x0 + lc0;
-            auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(g.dst) + std::size_t(y) * g.dst_pitch) + x;
-            auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + g.dst_pitch);
-            if (ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width) {  // uniform per warp
-                p0[0] = out[0];
-                p1[0] = out[1];
-                p0[8] = out[2];
-                p1[8] = out[3];
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (y + (e & 1) < ye && x + 8 * (e >> 1) < g.width) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
-            }
+            band_mma::store_outputs(g.dst, g.dst_pitch, x0 + lc0, ys + ly0, out,
+                                    ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width, ye,
+                                    g.width);
             // Block s is read for the last time (its centre rows and fold sources are done).
             __syncwarp();
             if (lane == 0) mbar_arrive(&empty[first_slot]);
