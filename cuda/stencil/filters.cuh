@@ -312,13 +312,19 @@ struct SharpenFilter {
     // Kept because it is exact (the float finish may be 1 LSB off) and not slower.
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
-        constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
-        constexpr float fb = float(swar_math::kSharpenBias);
-        const float k = amount * (1.0f / 16.0f);
+        if (dyadic.p >= 0)  // uniform
+            swar4_dyadic(t, m, b, c, out);
+        else
+            swar4_float(t, m, b, c, out);
+    }
+    // The two finishes of swar4 alone, for kernels instantiated per finish (registers.cu: one
+    // kernel holding both needed 96 registers).
+    __device__ __forceinline__ void swar4_dyadic(const swar::Row& t, const swar::Row& m, const swar::Row& b,
+                                                 const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
         std::uint32_t v[6][2];
 #pragma unroll
         for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
-        if (dyadic.p >= 0) {  // uniform
+        {
             const unsigned sh = unsigned(dyadic.shift);
             const std::uint32_t add = swar::both((dyadic.bias_units << sh) + (1u << (sh - 1)));
             const std::uint32_t lo = swar::both(dyadic.bias_units), hi = swar::both(dyadic.bias_units + 255u);
@@ -335,8 +341,16 @@ struct SharpenFilter {
                 }
                 out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
             }
-            return;
         }
+    }
+    __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
+                                                const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+        constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
+        constexpr float fb = float(swar_math::kSharpenBias);
+        const float k = amount * (1.0f / 16.0f);
+        std::uint32_t v[6][2];
+#pragma unroll
+        for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             std::uint32_t x[2];

@@ -89,7 +89,11 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
         load_row(src, src_pitch, w, h, x, y0 - 1 + i, border, src_vec, r.raw[i], r.left[i], r.right[i]);
 }
 
-template <class Filter>
+// Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
+// alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
+enum class Finish { Swar4, SharpenDyadic, SharpenFloat };
+
+template <class Filter, Finish kFinish>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst, std::size_t dst_pitch,
                                              int w, int h, bool dst_vec, int x, int y0) {
     const auto& raw = r.raw;
@@ -122,7 +126,12 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
             if (y0 + step >= h) break;
             unpack_row(step + 2, lanes[(step + 2) % 3]);
             std::uint32_t out[4];
-            f.swar4(lanes[step % 3], lanes[(step + 1) % 3], lanes[(step + 2) % 3], raw[step + 1], out);
+            const swar::Row& t = lanes[step % 3];
+            const swar::Row& m = lanes[(step + 1) % 3];
+            const swar::Row& b = lanes[(step + 2) % 3];
+            if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
+            else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
+            else f.swar4(t, m, b, raw[step + 1], out);
             finish4(f, out);
             store(y0 + step, out);
         }
@@ -153,7 +162,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     }
 }
 
-template <class Filter>
+template <class Filter, Finish kFinish>
 __global__ void __launch_bounds__(kThreads)
     stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
                              std::size_t dst_pitch, int w, int h, Border border, int groups, int items, bool src_vec,
@@ -178,14 +187,14 @@ __global__ void __launch_bounds__(kThreads)
         stage_epilogue(f);
         __syncthreads();  // the staged tables, before any thread reads them
         if (item < items) {
-            compute_item(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
+            compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
             item += stride;
         }
     }
     for (; item < items; item += stride) {
         locate();
         load_item(rows, src, src_pitch, w, h, border, src_vec, x, y0);
-        compute_item(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
+        compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
     }
 }
 
@@ -212,7 +221,14 @@ Result launch_registers(const LaunchArgs& a) {
             } else {
                 return dev::with_epilogue<PixelRGBA8>(filter1, a.ops, [&](const auto& f) -> Result {
                     using F = std::decay_t<decltype(f)>;
-                    auto kernel = stencil_registers_kernel<F>;
+                    auto pick = [&] {
+                        if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
+                            return f.dyadic.p >= 0 ? stencil_registers_kernel<F, Finish::SharpenDyadic>
+                                                   : stencil_registers_kernel<F, Finish::SharpenFloat>;
+                        else
+                            return stencil_registers_kernel<F, Finish::Swar4>;
+                    };
+                    auto kernel = pick();
                     // Persistent: as many blocks as are resident at once, each walking items (a fused
                     // chain's table is then built once per resident block, not once per item).
                     int per_sm = 0;
