@@ -324,23 +324,21 @@ struct SharpenFilter {
         std::uint32_t v[6][2];
 #pragma unroll
         for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
-        {
-            const unsigned sh = unsigned(dyadic.shift);
-            const std::uint32_t add = swar::both((dyadic.bias_units << sh) + (1u << (sh - 1)));
-            const std::uint32_t lo = swar::both(dyadic.bias_units), hi = swar::both(dyadic.bias_units + 255u);
-            const std::uint32_t keep = swar::both(0xffffu >> sh);  // what a lane keeps of a packed shift
-            const std::uint32_t p = std::uint32_t(dyadic.p);
+        const unsigned sh = unsigned(dyadic.shift);
+        const std::uint32_t add = swar::both((dyadic.bias_units << sh) + (1u << (sh - 1)));
+        const std::uint32_t lo = swar::both(dyadic.bias_units), hi = swar::both(dyadic.bias_units + 255u);
+        const std::uint32_t keep = swar::both(0xffffu >> sh);  // what a lane keeps of a packed shift
+        const std::uint32_t p = std::uint32_t(dyadic.p);
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                std::uint32_t a[2];
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t a[2];
 #pragma unroll
-                for (int w = 0; w < 2; ++w) {
-                    const std::uint32_t d = 16u * m[i + 1][w] - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
-                    const std::uint32_t x = (m[i + 1][w] << sh) + p * d + add;
-                    a[w] = swar::min2(swar::max2((x >> sh) & keep, lo), hi);
-                }
-                out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
+            for (int w = 0; w < 2; ++w) {
+                const std::uint32_t d = 16u * m[i + 1][w] - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
+                const std::uint32_t x = (m[i + 1][w] << sh) + p * d + add;
+                a[w] = swar::min2(swar::max2((x >> sh) & keep, lo), hi);
             }
+            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
         }
     }
     __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
@@ -460,6 +458,14 @@ struct UserKernel3Filter {
     }
 };
 
+// Host side: true when a functor's `radius` is a static member (the 3x3 functors and the radius-1
+// twins with_fixed_radius makes; every one of them has radius 1). tma_common.cuh's FixedRadius
+// concept says the same in device code; the host compiler rejects that form as a hard error on
+// functors whose radius is a data member.
+template <class F, class = void> struct StaticRadius : std::false_type {};
+template <class F>
+struct StaticRadius<F, std::enable_if_t<std::is_pointer_v<decltype(&F::radius)>>> : std::true_type {};
+
 // Calls fn with the radius-1 twin of `f` where there is one (Box / UserKernel of radius 1),
 // else with `f` itself.
 template <class Filter, class Fn>
@@ -478,18 +484,21 @@ decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
     return fn(f);
 }
 
+// The Gaussian functor for sigma (host side): radius ceil(3 sigma) and its normalised weights.
+inline GaussianFilter make_gaussian_filter(float sigma) {
+    GaussianFilter g{};
+    const auto wts = gaussian_weights(sigma, &g.radius);
+    for (int i = 0; i < 2 * g.radius + 1; ++i) g.weights[i] = wts[static_cast<std::size_t>(i)];
+    return g;
+}
+
 // Calls fn(functor) with the functor for these parameters (host side, before a launch), so a
 // mechanism instantiates its kernel once per filter type.
 template <class Fn>
 decltype(auto) with_filter(const FilterParams& p, Fn&& fn) {
     switch (p.kind) {
     case FilterKind::Box: return fn(BoxFilter{p.radius});
-    case FilterKind::Gaussian: {
-        GaussianFilter g{};
-        const auto wts = gaussian_weights(p.sigma, &g.radius);
-        for (int i = 0; i < 2 * g.radius + 1; ++i) g.weights[i] = wts[i];
-        return fn(g);
-    }
+    case FilterKind::Gaussian: return fn(make_gaussian_filter(p.sigma));
     case FilterKind::Sobel: return fn(SobelFilter{});
     case FilterKind::Laplacian: return fn(LaplacianFilter{});
     case FilterKind::Sharpen: {
@@ -747,6 +756,25 @@ __device__ __forceinline__ float4 window_unpack(std::uint32_t v) {
     else return PixelRGBA8::to_float_alpha_bits(v);
 }
 
+// One row of the RGBA8 3x3 register windows: pixels x - 1 (left), x .. x + 3 (mid) and x + 4
+// (right), each unpacked once: for the float window (window_unpack) and for the integer form
+// ((R, B) and (G, 0) 16-bit lanes, filters' swar4).
+template <class Filter>
+__device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
+                                            float4 (&d)[6]) {
+    d[0] = window_unpack<Filter>(left);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) d[k + 1] = window_unpack<Filter>(mid[k]);
+    d[5] = window_unpack<Filter>(right);
+}
+__device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
+                                            swar::Row& d) {
+    swar::unpack(left, d[0]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) swar::unpack(mid[k], d[k + 1]);
+    swar::unpack(right, d[5]);
+}
+
 // The stored value for the RGBA8 register-window paths (window_unpack's units, alpha as raw
 // bits); those paths then run finish4 on their 4 outputs.
 template <class Filter>
@@ -762,13 +790,15 @@ inline std::size_t epilogue_smem_bytes(const pixel::OpsBlock* ops) {
 }
 
 // Host: calls fn(f) for a plain launch, or fn(Fused<F>{f, *ops}) when the launch carries an op
-// chain; RGBA32F launches are never wrapped (launch_fused refuses them before).
-template <class Pixel, class Filter, class Fn>
+// chain; RGBA32F launches are never wrapped (launch_fused refuses them before). The table form
+// (Fused<F, true>) is instantiated for the integer 3x3 filters, to bound the kernels instantiated,
+// and for any filter where the caller asks with kAnyTable (the tma streaming kernels, one kernel
+// per filter type each).
+template <class Pixel, bool kAnyTable = false, class Filter, class Fn>
 decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {
         if (ops != nullptr) {
-            // The table form only for the integer 3x3 filters, to bound the kernels instantiated.
-            if constexpr (Swar3x3<Filter>::value) {
+            if constexpr (kAnyTable || Swar3x3<Filter>::value) {
                 if (chain_is_per_channel(*ops)) {
                     Fused<Filter, true> fused{f, *ops};
                     return fn(fused);

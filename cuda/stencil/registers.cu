@@ -31,13 +31,6 @@ constexpr int kThreads = 128;
 // 29.0, emboss 29.1, Sobel 35.9.
 constexpr int kRows = 4;
 
-// Host-side: true when `radius` is a static member equal to 1 (the 3x3 functors and the radius-1
-// twins with_fixed_radius makes of box and user kernels).
-template <class F, class = void> struct Fixed3x3 : std::false_type {};
-template <class F>
-struct Fixed3x3<F, std::enable_if_t<std::is_pointer_v<decltype(&base_filter_t<F>::radius)>>>
-    : std::bool_constant<base_filter_t<F>::radius == 1> {};
-
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
 // x - 1 .. x + 4: raw[0..3] = x .. x + 3, left = x - 1, right = x + 4. Inside the image and on a
 // 16-byte aligned row: one 16-byte and two 4-byte loads; per pixel, folded, elsewhere.
@@ -113,12 +106,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         // The integer form (filters.cuh, namespace swar): 6 pixels unpacked into (R, B) and (G, 0)
         // 16-bit lanes once per row, three rows live.
         swar::Row lanes[3];
-        auto unpack_row = [&](int i, swar::Row& d) {
-            swar::unpack(left[i], d[0]);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) swar::unpack(raw[i][k], d[k + 1]);
-            swar::unpack(right[i], d[5]);
-        };
+        auto unpack_row = [&](int i, swar::Row& d) { unpack_row6(left[i], raw[i], right[i], d); };
         unpack_row(0, lanes[0]);
         unpack_row(1, lanes[1]);
 #pragma unroll
@@ -138,12 +126,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     } else {
         // Float window (user 3x3 kernels): each pixel converted once per row.
         float4 ring[3][6];
-        auto unpack_row = [&](int i, float4 (&d)[6]) {
-            d[0] = window_unpack<Filter>(left[i]);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) d[k + 1] = window_unpack<Filter>(raw[i][k]);
-            d[5] = window_unpack<Filter>(right[i]);
-        };
+        auto unpack_row = [&](int i, float4 (&d)[6]) { unpack_row6<Filter>(left[i], raw[i], right[i], d); };
         unpack_row(0, ring[0]);
         unpack_row(1, ring[1]);
 #pragma unroll
@@ -216,7 +199,7 @@ Result launch_registers(const LaunchArgs& a) {
     const bool dst_vec = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
     return dev::with_filter(a.params, [&](auto filter0) -> Result {
         return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
-            if constexpr (!Fixed3x3<decltype(filter1)>::value) {
+            if constexpr (!StaticRadius<decltype(filter1)>::value) {  // every static radius is 1
                 return Result::fail(registers_refusal(a.params, a.src.format));  // not reached: refused above
             } else {
                 return dev::with_epilogue<PixelRGBA8>(filter1, a.ops, [&](const auto& f) -> Result {

@@ -110,13 +110,9 @@ __device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* c
     // chunk: element lx (16-byte aligned); pixels x - 1 .. x + 4 are elements lx + 3 .. lx + 8.
     // window_unpack: alpha as raw bits (the outputs take it from the centre unchanged), R, G, B
     // in storage units for homogeneous filters.
-    const uint4 mid = *reinterpret_cast<const uint4*>(chunk + 4);
-    d[0] = window_unpack<Fin>(chunk[3]);
-    d[1] = window_unpack<Fin>(mid.x);
-    d[2] = window_unpack<Fin>(mid.y);
-    d[3] = window_unpack<Fin>(mid.z);
-    d[4] = window_unpack<Fin>(mid.w);
-    d[5] = window_unpack<Fin>(chunk[8]);
+    const uint4 q = *reinterpret_cast<const uint4*>(chunk + 4);
+    const std::uint32_t mid[4] = {q.x, q.y, q.z, q.w};
+    unpack_row6<Fin>(chunk[3], mid, chunk[8], d);
 }
 
 // The same row segment for the integer (SWAR) form of the filter (filters.cuh, namespace swar):
@@ -127,10 +123,7 @@ __device__ __forceinline__ void load_row6_swar(swar::Row& d, std::uint32_t (&raw
     raw[1] = mid.y;
     raw[2] = mid.z;
     raw[3] = mid.w;
-    swar::unpack(chunk[3], d[0]);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) swar::unpack(raw[k], d[k + 1]);
-    swar::unpack(chunk[8], d[5]);
+    unpack_row6(chunk[3], raw, chunk[8], d);
 }
 
 template <class Pixel, class Op, class Fin>

@@ -131,12 +131,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// Host-side twin of FixedRadius (which the host compiler rejects as a hard error on functors
-// whose radius is a data member): true when `radius` is a static member.
-template <class F, class = void> struct StaticRadius : std::false_type {};
-template <class F>
-struct StaticRadius<F, std::enable_if_t<std::is_pointer_v<decltype(&F::radius)>>> : std::true_type {};
-
 template <class Filter, class Pixel>
 Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     const int radius = filter_radius(a.params);
@@ -162,7 +156,7 @@ Result run_tma(const LaunchArgs& a, const Filter& f, const HopperDevice& dev) {
     // held registers (Sobel: 122 per thread), halving the CTAs per SM and the TMA bytes in flight.
     // Such blocks get one thread per work item (a multiple of 32, 64..256) instead.
     int threads = kThreads;
-    if constexpr (StaticRadius<Filter>::value) {
+    if constexpr (dev::StaticRadius<Filter>::value) {
         const int items = (s.geom.tile_w / 4) * ((s.geom.tile_h + kRowsPerItem - 1) / kRowsPerItem);
         threads = std::clamp((items + 31) / 32 * 32, 64, kThreads);
     }

@@ -367,7 +367,9 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
 
     const int threads = (kStripW + 2 * R + 31) / 32 * 32;
     const int smem = static_cast<int>(smem_for(K));
-    auto run = [&](const auto& f) -> std::optional<Result> {
+    // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
+    // filters.cuh), other chains as arithmetic.
+    return dev::with_epilogue<dev::PixelRGBA8, true>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
         auto kernel = stencil_tma_kernel_box_stream<std::decay_t<decltype(f)>, kHalo>;
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
@@ -384,15 +386,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         const int grid = g.strips * ((g.height + g.seg_h - 1) / g.seg_h);
         kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, f, g);
         return tma_launch_error("stencil_tma_kernel_box_stream");
-    };
-    // A fused op chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
-    // filters.cuh); other chains as arithmetic.
-    const dev::BoxFilter box{R};
-    if (a.ops != nullptr) {
-        if (dev::chain_is_per_channel(*a.ops)) return run(dev::Fused<dev::BoxFilter, true>{box, *a.ops});
-        return run(dev::Fused<dev::BoxFilter>{box, *a.ops});
-    }
-    return run(box);
+    });
 }
 
 std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius) {

@@ -242,7 +242,9 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
     CUtensorMap map{};
     if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r) return r;
     const int smem = static_cast<int>(std::size_t(g.ring_stages) * g.stage_bytes + kTmaSharedAlign);
-    auto run = [&](const auto& f) -> Result {
+    // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
+    // filters.cuh), other chains as arithmetic.
+    return dev::with_epilogue<dev::PixelRGBA8, true>(gf, a.ops, [&](const auto& f) -> Result {
         auto kernel = stencil_tma_kernel_gauss_stream<std::decay_t<decltype(f)>, KH, W>;
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_gauss_stream: cannot reserve shared memory: ") +
@@ -262,14 +264,7 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         const int grid = gg.strips * ((gg.height + gg.seg_h - 1) / gg.seg_h);
         kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(map, f, gg);
         return tma_launch_error("stencil_tma_kernel_gauss_stream");
-    };
-    // A fused op chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
-    // filters.cuh); other chains as arithmetic.
-    if (a.ops != nullptr) {
-        if (dev::chain_is_per_channel(*a.ops)) return run(dev::Fused<dev::GaussianFilter, true>{gf, *a.ops});
-        return run(dev::Fused<dev::GaussianFilter>{gf, *a.ops});
-    }
-    return run(gf);
+    });
 }
 
 } // namespace
@@ -279,11 +274,9 @@ std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperD
         return std::nullopt;
     // A TMA store of the output was asked for: the tile path has one, this kernel stores directly.
     if (a.policy.tma_store) return std::nullopt;
-    dev::GaussianFilter gf{};
-    const auto w = gaussian_weights(a.params.sigma, &gf.radius);
+    const dev::GaussianFilter gf = dev::make_gaussian_filter(a.params.sigma);
     const int R = gf.radius;
     if (R < 1 || R > band_mma::kMaxRadius) return std::nullopt;
-    for (int i = 0; i < 2 * R + 1; ++i) gf.weights[i] = w[static_cast<std::size_t>(i)];
 
     GaussStreamGeom g{};
     g.width = a.src.width;
