@@ -104,12 +104,23 @@ using LutTables = std::uint8_t[kMaxPixelLuts][3][256];
 using StagedLuts = float[kMaxPixelLuts][3][256];
 
 // The reference's float(entry) / 255 (correctly rounded, see div_by).
-__device__ __forceinline__ float lut_entry(const LutTables& t, int lut, int ch, std::uint32_t i) {
-    const float x = __uint_as_float(kTwo23Bits | t[lut][ch][i]) - kTwo23;  // exact, no I2F
+__device__ __forceinline__ float lut_value(std::uint32_t entry) {
+    const float x = __uint_as_float(kTwo23Bits | entry) - kTwo23;  // exact, no I2F
     return div_by(x, 255.0f, 1.0f / 255.0f);
+}
+__device__ __forceinline__ float lut_entry(const LutTables& t, int lut, int ch, std::uint32_t i) {
+    return lut_value(t[lut][ch][i]);
 }
 __device__ __forceinline__ float lut_entry(const StagedLuts& t, int lut, int ch, std::uint32_t i) {
     return t[lut][ch][i];
+}
+// One LUT's bytes (3 x 256) staged in shared memory by the op that reads it: the fused stencils
+// build their byte table this way (dev::stage_epilogue), one LUT at a time in the table's bytes.
+struct OneLut {
+    const std::uint8_t (*bytes)[256];
+};
+__device__ __forceinline__ float lut_entry(const OneLut& t, int /*lut: the staged one*/, int ch, std::uint32_t i) {
+    return lut_value(t.bytes[ch][i]);
 }
 
 // Stages the chain's LUTs from the parameter bank in shared memory, where per-lane random indices

@@ -34,7 +34,9 @@ struct OpsBlock {
     int count = 0;
     int lut_count = 0;
     DevOp ops[kMaxPixelOps];
-    std::uint8_t luts[kMaxPixelLuts][3][256];
+    // 16-byte aligned (so is the kernel parameter holding it): a LUT can be read from the
+    // parameter bank 8 bytes at a time (dev::stage_epilogue).
+    alignas(16) std::uint8_t luts[kMaxPixelLuts][3][256];
 };
 
 // The image as the kernels walk it: `rows` rows of `row_px` pixels. Each row is `row_chunks`
