@@ -163,10 +163,10 @@ __device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
     return __uint_as_float(bits) - (8388608.0f + bias);
 }
 
-// Byte `B` of the pixel word `c` as a float, exact.
+// 2^23 + byte `B` of the pixel word `c`: the byte in the mantissa of 2^23, exact (one PRMT).
 template <int B>
-__device__ __forceinline__ float byte_float(std::uint32_t c) {
-    return __uint_as_float(__byte_perm(c, 0x4B000000u, 0x7440u | unsigned(B))) - 8388608.0f;
+__device__ __forceinline__ float byte_magic(std::uint32_t c) {
+    return __uint_as_float(__byte_perm(c, 0x4B000000u, 0x7440u | unsigned(B)));
 }
 
 // The 3-tap weighted column sum top + 2 mid + bottom of both registers of column k.
@@ -305,7 +305,8 @@ struct SharpenFilter {
     // blur16 = v(-1) + 2 v(0) + v(+1)), D = 16 e - blur16 exact per lane. A dyadic amount
     // (swar_math::sharpen_dyadic: 1, 1.5, 0.25, ...) finishes in the lanes too: K e + p D, a
     // lane-wise shift and a packed clamp. Any other amount finishes per channel in float,
-    // e + (amount / 16) * D (one FFMA; amount / 16 is exact), with the float path's quantisation.
+    // e + (amount / 16) * D (one FFMA; amount / 16 is exact) rounded to the byte by that FFMA
+    // (round_bits).
     // Expected to take sharpen from 34.5 to ~31.5 us (H100 4K clamp, tma): measured in one run
     // a=1.5 (integer) 33.8 us against a=0.3 (float) 33.4, no change: the 3x3 kernels all sit
     // at 31-35 us whatever their instruction count. Fused with chain3 it is 40.7 against 42.7.
@@ -341,6 +342,15 @@ struct SharpenFilter {
             out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
         }
     }
+    // e + k D to the nearest integer, clamped to [0, 255], in the low byte: `e_magic` is 2^23 + e
+    // (exact), where a float's unit is 1, so the FFMA's one rounding is the rounding to the byte
+    // (to nearest; the reference rounds its float result half up, so the two can differ by 1 LSB
+    // where e + k D lies within float error of a half). Three instructions where the float
+    // path's quantiser (divide back to [0, 1], saturate, scale, round down) took four and the
+    // byte's conversion one more.
+    __device__ __forceinline__ static std::uint32_t round_bits(float k, float d, float e_magic) {
+        return __float_as_uint(fminf(fmaxf(fmaf(k, d, e_magic), 8388608.0f), 8388608.0f + 255.0f));
+    }
     __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                 const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
         constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
@@ -354,9 +364,9 @@ struct SharpenFilter {
             std::uint32_t x[2];
 #pragma unroll
             for (int w = 0; w < 2; ++w) x[w] = 16u * m[i + 1][w] + bias - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
-            const std::uint32_t r = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<0>(x[0], fb), swar::byte_float<0>(c[i])));
-            const std::uint32_t g = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<0>(x[1], fb), swar::byte_float<1>(c[i])));
-            const std::uint32_t bl = PixelRGBA8::q_bits_raw(fmaf(k, swar::lane_float<1>(x[0], fb), swar::byte_float<2>(c[i])));
+            const std::uint32_t r = round_bits(k, swar::lane_float<0>(x[0], fb), swar::byte_magic<0>(c[i]));
+            const std::uint32_t g = round_bits(k, swar::lane_float<0>(x[1], fb), swar::byte_magic<1>(c[i]));
+            const std::uint32_t bl = round_bits(k, swar::lane_float<1>(x[0], fb), swar::byte_magic<2>(c[i]));
             out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
         }
     }
