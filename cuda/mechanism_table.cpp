@@ -33,13 +33,13 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      {.block = true}},
     {Mechanism::Registers, "registers", "Register window", 5, 0, "LDG.E.128",
      "3x3 filters on RGBA8 without shared memory or asynchronous copies: each thread takes 4 "
-     "adjacent output columns by 4 output rows at a time, and first loads the 6 input rows it needs "
+     "adjacent output columns by 3 output rows at a time, and first loads the 5 input rows it needs "
      "straight into registers, one 16-byte load (LDG.E.128) of its 4 pixels plus two 4-byte "
      "loads of their left and right neighbours per row, all in flight before the first output "
      "is computed. It then slides a 3-row window down them: each row is unpacked once and "
      "serves three output rows, and each output row leaves as one 16-byte store. A warp reads "
      "one 512-byte span per row; the rows just above and below a thread's 4 come again from L2 "
-     "for the threads next to it (6 rows read per 4 written). Wider filters and RGBA32F are "
+     "for the threads next to it (5 rows read per 3 written). Wider filters and RGBA32F are "
      "not offered: the window holds 3 rows of 6 packed pixels.",
      {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",

@@ -27,9 +27,12 @@ using namespace tl::cuda::dev;
 
 constexpr int kThreads = 128;
 // Output rows per thread (kRows + 2 input rows in registers). H100 4K clamp: 8 rows, one block per
-// item range: Laplacian 29.1 us, Sobel 48.0 (99 registers); 4 rows, persistent blocks: Laplacian
-// 29.0, emboss 29.1, Sobel 35.9.
-constexpr int kRows = 4;
+// item range: Laplacian 29.1 us, Sobel 48.0 (99 registers); persistent blocks, in one run (copy
+// kernel 25.8 us), 4 / 3 / 2 rows: Sobel 35.9 / 32.7 / 34.8 us (72 / 64 / 56 registers),
+// Laplacian 28.8 / 27.6 / 29.5, sharpen a=0.3 30.6 / 28.9 / 29.8, emboss 29.1 / 28.4 / 27.9,
+// box r=1 30.2 / 28.6 / 28.4. Three rows: 8 blocks of 128 threads per SM for every filter but the
+// user kernel, and 5 rows read per 3 written.
+constexpr int kRows = 3;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
 // x - 1 .. x + 4: raw[0..3] = x .. x + 3, left = x - 1, right = x + 4. Inside the image and on a
