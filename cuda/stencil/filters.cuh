@@ -457,6 +457,56 @@ struct UserKernel3Filter {
     static constexpr int radius = 1;
     float weights[9];
     float scale, bias;
+    // RGBA8 integer form, which `registers` runs when every weight is an integer and sum |w| <= 257
+    // (hand-typed kernels usually are; set_integer_form decides on the host): S = sum w p exact in
+    // the 16-bit lanes of swar::Row, offset by 255 x the negative weights' sum so that no lane
+    // goes below 0 (borrows between lanes cancel: the final lanes are in 0..65535), then per
+    // channel scale S + 255 bias in one FFMA, rounded to the byte by adding 2^23 (to nearest; the
+    // reference rounds its float result half up: they can differ by 1 LSB within float error of
+    // a half, as the float window can) and clamped with two FMNMX.
+    bool integer = false;
+    int iw[9] = {};
+    std::uint32_t lane_bias = 0;  // 255 x sum of the negative weights' magnitudes, in both lanes
+    void set_integer_form() {
+        int pos = 0, neg = 0;
+        for (int i = 0; i < 9; ++i) {
+            const float w = weights[i];
+            if (!(w == float(int(w))) || w > 255.0f || w < -255.0f) return;  // also rejects NaN
+            iw[i] = int(w);
+            (iw[i] < 0 ? neg : pos) += iw[i] < 0 ? -iw[i] : iw[i];
+        }
+        if (255 * (pos + neg) > 65535) return;
+        lane_bias = swar::both(255u * std::uint32_t(neg));
+        integer = true;
+    }
+    __device__ __forceinline__ void swar4_integer(const swar::Row& t, const swar::Row& m, const swar::Row& b,
+                                                  const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+        const float fb = float(lane_bias & 0xffffu);
+        const float add = 255.0f * bias;
+        auto finish = [&](float sum) {
+            const float v = fmaf(scale, sum, add) + 8388608.0f;
+            return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
+        };
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t x[2];
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                std::uint32_t a = lane_bias;
+#pragma unroll
+                for (int dx = 0; dx < 3; ++dx) {
+                    a += std::uint32_t(iw[dx]) * t[i + dx][w];
+                    a += std::uint32_t(iw[3 + dx]) * m[i + dx][w];
+                    a += std::uint32_t(iw[6 + dx]) * b[i + dx][w];
+                }
+                x[w] = a;
+            }
+            const std::uint32_t r = finish(swar::lane_float<0>(x[0], fb));
+            const std::uint32_t g = finish(swar::lane_float<0>(x[1], fb));
+            const std::uint32_t bl = finish(swar::lane_float<1>(x[0], fb));
+            out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
+        }
+    }
     template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
@@ -488,6 +538,7 @@ decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
             for (int i = 0; i < 9; ++i) u.weights[i] = f.weights[i];
             u.scale = f.scale;
             u.bias = f.bias;
+            u.set_integer_form();
             return fn(u);
         }
     }

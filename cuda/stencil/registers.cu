@@ -87,7 +87,9 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
 
 // Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
 // alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
-enum class Finish { Swar4, SharpenDyadic, SharpenFloat };
+// UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
+// weights allow, instead of its float window.
+enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger };
 
 template <class Filter, Finish kFinish>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst, std::size_t dst_pitch,
@@ -105,7 +107,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
                 if (x + i < w) o[i] = out[i];
         }
     };
-    if constexpr (swar3x3_v<Filter, PixelRGBA8>) {
+    if constexpr (swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger) {
         // The integer form (filters.cuh, namespace swar): 6 pixels unpacked into (R, B) and (G, 0)
         // 16-bit lanes once per row, three rows live.
         swar::Row lanes[3];
@@ -122,6 +124,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
             const swar::Row& b = lanes[(step + 2) % 3];
             if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
             else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
+            else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
             else f.swar4(t, m, b, raw[step + 1], out);
             finish4(f, out);
             store(y0 + step, out);
@@ -211,6 +214,9 @@ Result launch_registers(const LaunchArgs& a) {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
                             return f.dyadic.p >= 0 ? stencil_registers_kernel<F, Finish::SharpenDyadic>
                                                    : stencil_registers_kernel<F, Finish::SharpenFloat>;
+                        else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
+                            return f.integer ? stencil_registers_kernel<F, Finish::UserInteger>
+                                             : stencil_registers_kernel<F, Finish::Swar4>;
                         else
                             return stencil_registers_kernel<F, Finish::Swar4>;
                     };
