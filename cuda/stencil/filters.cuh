@@ -897,8 +897,8 @@ inline std::size_t epilogue_smem_bytes(const pixel::OpsBlock* ops) {
 // Host: calls fn(f) for a plain launch, or fn(Fused<F>{f, *ops}) when the launch carries an op
 // chain; RGBA32F launches are never wrapped (launch_fused refuses them before). The table form
 // (Fused<F, true>) is instantiated for the integer 3x3 filters, to bound the kernels instantiated,
-// and for any filter where the caller asks with kAnyTable (the tma streaming kernels, one kernel
-// per filter type each).
+// and for any filter where the caller asks with kAnyTable (the tma streaming kernels and
+// `registers`, one kernel per filter type each).
 template <class Pixel, bool kAnyTable = false, class Filter, class Fn>
 decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {

@@ -208,7 +208,7 @@ Result launch_registers(const LaunchArgs& a) {
             if constexpr (!StaticRadius<decltype(filter1)>::value) {  // every static radius is 1
                 return Result::fail(registers_refusal(a.params, a.src.format));  // not reached: refused above
             } else {
-                return dev::with_epilogue<PixelRGBA8>(filter1, a.ops, [&](const auto& f) -> Result {
+                return dev::with_epilogue<PixelRGBA8, true>(filter1, a.ops, [&](const auto& f) -> Result {
                     using F = std::decay_t<decltype(f)>;
                     auto pick = [&] {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
