@@ -109,9 +109,11 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     };
     if constexpr (swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger) {
         // The integer form (filters.cuh, namespace swar): 6 pixels unpacked into (R, B) and (G, 0)
-        // 16-bit lanes once per row, three rows live.
-        swar::Row lanes[3];
-        auto unpack_row = [&](int i, swar::Row& d) { unpack_row6(left[i], raw[i], right[i], d); };
+        // 16-bit lanes once per row (the user kernel's form: (R, B) and pairs of neighbours' G),
+        // three rows live.
+        using Row = std::conditional_t<kFinish == Finish::UserInteger, UserKernel3Filter::IntRow, swar::Row>;
+        Row lanes[3];
+        auto unpack_row = [&](int i, Row& d) { unpack_row6(left[i], raw[i], right[i], d); };
         unpack_row(0, lanes[0]);
         unpack_row(1, lanes[1]);
 #pragma unroll
@@ -119,9 +121,9 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
             if (y0 + step >= h) break;
             unpack_row(step + 2, lanes[(step + 2) % 3]);
             std::uint32_t out[4];
-            const swar::Row& t = lanes[step % 3];
-            const swar::Row& m = lanes[(step + 1) % 3];
-            const swar::Row& b = lanes[(step + 2) % 3];
+            const Row& t = lanes[step % 3];
+            const Row& m = lanes[(step + 1) % 3];
+            const Row& b = lanes[(step + 2) % 3];
             if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
             else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
             else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
