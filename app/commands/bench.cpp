@@ -3,6 +3,9 @@
 // vectorized copy kernel), with inputs rotated through more memory than L2 holds so that every
 // run reads from DRAM; median of cudaEvent times, each run enqueued behind a GPU-side delay so the
 // host work of the launch call is not counted as GPU time (gpu_timer.hpp).
+#ifdef TILELAB_HAVE_GIT_HASH_HEADER
+#include "tilelab_git_hash.h"  // TILELAB_GIT_HASH (cmake/git_hash.cmake)
+#endif
 #include "bench_vulkan.hpp"
 #include "check_core.hpp"
 #include "commands.hpp"
@@ -467,8 +470,8 @@ int run_bench(const BenchOptions& o) {
 #ifdef TILELAB_BUILD_TYPE
         j["build_type"] = TILELAB_BUILD_TYPE;
 #endif
-#ifdef TILELAB_GIT_HASH
-        j["git_hash"] = TILELAB_GIT_HASH;
+#ifdef TILELAB_HAVE_GIT_HASH_HEADER
+        j["git_hash"] = TILELAB_GIT_HASH;  // tilelab_git_hash.h, written at build time
 #endif
         j["size"] = {w, h};
         j["format"] = "rgba8";
