@@ -40,9 +40,11 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
     {
         FilterParams p{.kind = FilterKind::UserKernel};
         p.user_size = 3;
-        const float w[9] = {1, 2, 1, 0, 0, 0, -1, -2, -1};
+        // Halves: `registers` runs them in its integer form, as 1 2 1 / 0 0 0 / -1 -2 -1 scaled by
+        // 1/2 (the same filter as those integers with scale 0.5).
+        const float w[9] = {0.5f, 1, 0.5f, 0, 0, 0, -0.5f, -1, -0.5f};
         std::copy(std::begin(w), std::end(w), p.user.begin());
-        p.user_scale = 0.5f;
+        p.user_scale = 1.0f;
         p.user_bias = 0.5f;
         add("user 3x3", p);
         // Fractional weights: `registers` runs integer weights in its integer form, these in

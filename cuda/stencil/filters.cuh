@@ -457,27 +457,36 @@ struct UserKernel3Filter {
     static constexpr int radius = 1;
     float weights[9];
     float scale, bias;
-    // RGBA8 integer form, which `registers` runs when every weight is an integer and sum |w| <= 257
-    // (hand-typed kernels usually are; set_integer_form decides on the host): S = sum w p exact in
-    // the 16-bit lanes of swar::Row, offset by 255 x the negative weights' sum so that no lane
-    // goes below 0 (borrows between lanes cancel: the final lanes are in 0..65535), then per
-    // channel scale S + 255 bias in one FFMA, rounded to the byte by adding 2^23 (to nearest; the
+    // RGBA8 integer form, which `registers` runs when every weight times 2^s (s = 0..8, the
+    // smallest that works) is an integer and those integers' sum |w 2^s| <= 257 (hand-typed
+    // kernels usually are: 1 2 1 / 2 4 2 / 1 2 1, or the same in sixteenths; set_integer_form
+    // decides on the host): S = sum (w 2^s) p exact in the 16-bit lanes of the window rows,
+    // offset by 255 x the negative weights' sum so that no lane goes below 0 (borrows between
+    // lanes cancel: the final lanes are in 0..65535), then per channel (scale / 2^s) S + 255 bias
+    // in one FFMA (scale / 2^s exact), rounded to the byte by adding 2^23 (to nearest; the
     // reference rounds its float result half up: they can differ by 1 LSB within float error of
     // a half, as the float window can) and clamped with two FMNMX.
     bool integer = false;
     int iw[9] = {};
-    std::uint32_t lane_bias = 0;  // 255 x sum of the negative weights' magnitudes, in both lanes
+    float int_scale = 0.0f;       // scale / 2^s
+    std::uint32_t lane_bias = 0;  // 255 x sum of the negative integer weights' magnitudes, in both lanes
     void set_integer_form() {
-        int pos = 0, neg = 0;
-        for (int i = 0; i < 9; ++i) {
-            const float w = weights[i];
-            if (!(w == float(int(w))) || w > 255.0f || w < -255.0f) return;  // also rejects NaN
-            iw[i] = int(w);
-            (iw[i] < 0 ? neg : pos) += iw[i] < 0 ? -iw[i] : iw[i];
+        for (int shift = 0; shift <= 8 && !integer; ++shift) {
+            const float m = float(1 << shift);
+            int pos = 0, neg = 0;
+            bool ok = true;
+            for (int i = 0; i < 9 && ok; ++i) {
+                const float w = weights[i] * m;  // exact: a power of two
+                ok = w <= 255.0f && w >= -255.0f && w == float(int(w));  // range first; rejects NaN
+                if (!ok) break;
+                iw[i] = int(w);
+                (iw[i] < 0 ? neg : pos) += iw[i] < 0 ? -iw[i] : iw[i];
+            }
+            if (!ok || 255 * (pos + neg) > 65535) continue;
+            lane_bias = swar::both(255u * std::uint32_t(neg));
+            int_scale = scale / m;
+            integer = true;
         }
-        if (255 * (pos + neg) > 65535) return;
-        lane_bias = swar::both(255u * std::uint32_t(neg));
-        integer = true;
     }
     // One row of the window in this form: (R, B) lanes of the 6 columns, and (G of column k,
     // G of column k + 1) lanes, so that one sum over pairs gives the G of two neighbouring
@@ -491,7 +500,7 @@ struct UserKernel3Filter {
         const float fb = float(lane_bias & 0xffffu);
         const float add = 255.0f * bias;
         auto finish = [&](float sum) {
-            const float v = fmaf(scale, sum, add) + 8388608.0f;
+            const float v = fmaf(int_scale, sum, add) + 8388608.0f;
             return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
         };
         // Sum over the 3x3 window of column pairs / columns starting at `k` (exact in the lanes).
