@@ -38,9 +38,12 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "loads of their left and right neighbours per row, all in flight before the first output "
      "is computed. It then slides a 3-row window down them: each row is unpacked once and "
      "serves three output rows, and each output row leaves as one 16-byte store. A warp reads "
-     "one 512-byte span per row; the rows just above and below a thread's 4 come again from L2 "
-     "for the threads next to it (5 rows read per 3 written). Wider filters and RGBA32F are "
-     "not offered: the window holds 3 rows of 6 packed pixels.",
+     "one 512-byte span per row; the rows just above and below a thread's 3 come again from L2 "
+     "for the threads next to it (5 rows read per 3 written). Filters with integer weights "
+     "(box, Sobel, Laplacian, sharpen, emboss, and user kernels whose weights are integers or "
+     "dyadic fractions) sum in 16-bit integer lanes, two channels per register; other user "
+     "kernels in float, which needs 95 registers and is slower here than on tma. Wider filters "
+     "and RGBA32F are not offered: the window holds 3 rows of 6 packed pixels.",
      {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "
