@@ -47,8 +47,8 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
         p.user_scale = 1.0f;
         p.user_bias = 0.5f;
         add("user 3x3", p);
-        // Fractional weights: `registers` runs integer weights in its integer form, these in
-        // its float window.
+        // Non-dyadic weights (0.3): `registers` runs integer and dyadic weights in its integer
+        // form, these in its float window.
         const float wf[9] = {0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f};
         std::copy(std::begin(wf), std::end(wf), p.user.begin());
         p.user_scale = 1.5f;

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 namespace tl::cuda::dev {
@@ -167,6 +168,13 @@ __device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
 template <int B>
 __device__ __forceinline__ float byte_magic(std::uint32_t c) {
     return __uint_as_float(__byte_perm(c, 0x4B000000u, 0x7440u | unsigned(B)));
+}
+
+// `v` = 2^23 + a value already rounded to an integer (a float's unit there is 1), clamped to
+// 2^23 + [0, 255]: the byte in the low mantissa bits (two FMNMX). The float finishes of the
+// integer forms (sharpen's non-dyadic amount, the user kernel) end with it.
+__device__ __forceinline__ std::uint32_t clamped_byte_bits(float v) {
+    return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
 }
 
 // The 3-tap weighted column sum top + 2 mid + bottom of both registers of column k.
@@ -352,7 +360,7 @@ struct SharpenFilter {
     // path's quantiser (divide back to [0, 1], saturate, scale, round down) took four and the
     // byte's conversion one more.
     __device__ __forceinline__ static std::uint32_t round_bits(float k, float d, float e_magic) {
-        return __float_as_uint(fminf(fmaxf(fmaf(k, d, e_magic), 8388608.0f), 8388608.0f + 255.0f));
+        return swar::clamped_byte_bits(fmaf(k, d, e_magic));
     }
     __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                 const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
@@ -481,9 +489,8 @@ struct UserKernel3Filter {
             for (int i = 0; i < 9 && ok; ++i) {
                 const float w = weights[i] * m;  // exact: a power of two
                 ok = w <= 255.0f && w >= -255.0f && w == float(int(w));  // range first; rejects NaN
-                if (!ok) break;
-                iw[i] = int(w);
-                (iw[i] < 0 ? neg : pos) += iw[i] < 0 ? -iw[i] : iw[i];
+                iw[i] = ok ? int(w) : 0;
+                (iw[i] < 0 ? neg : pos) += std::abs(iw[i]);
             }
             if (!ok || 255 * (pos + neg) > 65535) continue;
             lane_bias = swar::both(255u * std::uint32_t(neg));
@@ -502,10 +509,7 @@ struct UserKernel3Filter {
                                                   const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
         const float fb = float(lane_bias & 0xffffu);
         const float add = 255.0f * bias;
-        auto finish = [&](float sum) {
-            const float v = fmaf(int_scale, sum, add) + 8388608.0f;
-            return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
-        };
+        auto finish = [&](float sum) { return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f); };
         // Sum over the 3x3 window of column pairs / columns starting at `k` (exact in the lanes).
         auto window = [&](auto member, int k) {
             std::uint32_t a = lane_bias;
@@ -699,6 +703,10 @@ __device__ __forceinline__ void stage_epilogue(const Filter& f) {
         if constexpr (Filter::byte_table) {
             // The folded chain (see Fused): entry i of channel ch is the chain on byte i.
             auto& table = fused_table();
+            auto store_entry = [&table](int i, const float (&c)[3]) {
+#pragma unroll
+                for (int ch = 0; ch < 3; ++ch) table[ch][i] = std::uint8_t(chain_quantize(c[ch]));
+            };
             constexpr int kPerThread = 2;  // entries per thread when the block has >= 128 threads
             if (n * kPerThread >= 256) {
                 // Ops outermost, each thread's entries in registers; a LUT op first stages its LUT
@@ -732,12 +740,7 @@ __device__ __forceinline__ void stage_epilogue(const Filter& f) {
                 __syncthreads();  // the last staged LUT read by every thread before it is overwritten
 #pragma unroll
                 for (int e = 0; e < kPerThread; ++e) {
-                    const int i = tid + e * n;
-                    if (i < 256) {
-                        table[0][i] = std::uint8_t(chain_quantize(c[e][0]));
-                        table[1][i] = std::uint8_t(chain_quantize(c[e][1]));
-                        table[2][i] = std::uint8_t(chain_quantize(c[e][2]));
-                    }
+                    if (tid + e * n < 256) store_entry(tid + e * n, c[e]);
                 }
             } else {
                 // Small blocks (a user's block shape for global/texture/smem/ldgsts): one entry at a
@@ -746,9 +749,7 @@ __device__ __forceinline__ void stage_epilogue(const Filter& f) {
                     const float v = float(i) * (1.0f / 255.0f);
                     float c[3] = {v, v, v};
                     pixel::apply_chain(f.ops, f.ops.luts, c);
-                    table[0][i] = std::uint8_t(chain_quantize(c[0]));
-                    table[1][i] = std::uint8_t(chain_quantize(c[1]));
-                    table[2][i] = std::uint8_t(chain_quantize(c[2]));
+                    store_entry(i, c);
                 }
             }
         } else {
@@ -920,6 +921,19 @@ template <class Filter>
 __device__ __forceinline__ std::uint32_t quantize_alpha_bits(float4 v) {
     if constexpr (homogeneous_v<Filter>) return PixelRGBA8::from_raw_alpha_bits(v);
     else return PixelRGBA8::from_float_alpha_bits(v);
+}
+
+// The 4 outputs of output row `step` of a 3-row float window (rows step, step + 1, step + 2 of
+// `ring` modulo 3; columns 0 .. 5 = pixels x - 1 .. x + 4), each quantised with
+// quantize_alpha_bits: the RGBA8 register-window paths without an integer form.
+template <class Fin, class Op>
+__device__ __forceinline__ void window_outputs4(const Op& op, const float4 (&ring)[3][6], int step,
+                                                std::uint32_t (&out)[4]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
+        out[i] = quantize_alpha_bits<Fin>(op(window));
+    }
 }
 
 // Host: static shared memory a fused kernel adds (fused_luts), to keep out of the tile planners'

@@ -107,49 +107,34 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
                 if (x + i < w) o[i] = out[i];
         }
     };
-    if constexpr (swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger) {
-        // The integer form (filters.cuh, namespace swar): 6 pixels unpacked into (R, B) and (G, 0)
-        // 16-bit lanes once per row (the user kernel's form: (R, B) and pairs of neighbours' G),
-        // three rows live.
-        using Row = std::conditional_t<kFinish == Finish::UserInteger, UserKernel3Filter::IntRow, swar::Row>;
-        Row lanes[3];
-        auto unpack_row = [&](int i, Row& d) { unpack_row6(left[i], raw[i], right[i], d); };
-        unpack_row(0, lanes[0]);
-        unpack_row(1, lanes[1]);
+    // The integer form (filters.cuh, namespace swar): each row's 6 pixels unpacked once into (R, B)
+    // and (G, 0) 16-bit lanes (the user kernel's form: (R, B) and pairs of neighbours' G); else
+    // the float window (user kernels with other weights). Three rows live either way.
+    constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger;
+    using Row = std::conditional_t<kFinish == Finish::UserInteger, UserKernel3Filter::IntRow,
+                                   std::conditional_t<kInteger, swar::Row, float4[6]>>;
+    Row lanes[3];
+    auto unpack_row = [&](int i, Row& d) {
+        if constexpr (kInteger) unpack_row6(left[i], raw[i], right[i], d);
+        else unpack_row6<Filter>(left[i], raw[i], right[i], d);
+    };
+    unpack_row(0, lanes[0]);
+    unpack_row(1, lanes[1]);
 #pragma unroll
-        for (int step = 0; step < kRows; ++step) {
-            if (y0 + step >= h) break;
-            unpack_row(step + 2, lanes[(step + 2) % 3]);
-            std::uint32_t out[4];
-            const Row& t = lanes[step % 3];
-            const Row& m = lanes[(step + 1) % 3];
-            const Row& b = lanes[(step + 2) % 3];
-            if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
-            else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
-            else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
-            else f.swar4(t, m, b, raw[step + 1], out);
-            finish4(f, out);
-            store(y0 + step, out);
-        }
-    } else {
-        // Float window (user 3x3 kernels): each pixel converted once per row.
-        float4 ring[3][6];
-        auto unpack_row = [&](int i, float4 (&d)[6]) { unpack_row6<Filter>(left[i], raw[i], right[i], d); };
-        unpack_row(0, ring[0]);
-        unpack_row(1, ring[1]);
-#pragma unroll
-        for (int step = 0; step < kRows; ++step) {
-            if (y0 + step >= h) break;
-            unpack_row(step + 2, ring[(step + 2) % 3]);
-            std::uint32_t out[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
-                out[i] = quantize_alpha_bits<Filter>(f(window));
-            }
-            finish4(f, out);
-            store(y0 + step, out);
-        }
+    for (int step = 0; step < kRows; ++step) {
+        if (y0 + step >= h) break;
+        unpack_row(step + 2, lanes[(step + 2) % 3]);
+        std::uint32_t out[4];
+        const Row& t = lanes[step % 3];
+        const Row& m = lanes[(step + 1) % 3];
+        const Row& b = lanes[(step + 2) % 3];
+        if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
+        else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
+        else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
+        else if constexpr (kInteger) f.swar4(t, m, b, raw[step + 1], out);
+        else window_outputs4<Filter>(f, lanes, step, out);
+        finish4(f, out);
+        store(y0 + step, out);
     }
 }
 

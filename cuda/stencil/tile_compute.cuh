@@ -179,11 +179,7 @@ __device__ __forceinline__ void walk3x3_vec(const Op& op, const Fin& fin, const 
             if (ly >= s.th || y0 + ly >= h) break;
             load_row6<Pixel, Fin>(ring[(step + 2) % 3], row + (step + 2) * s.stride);
             std::uint32_t out[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                auto window = [&ring, step, i](int dx, int dy) { return ring[(step + dy + 1) % 3][i + dx + 1]; };
-                out[i] = quantize_alpha_bits<Fin>(op(window));
-            }
+            window_outputs4<Fin>(op, ring, step, out);
             finish4(fin, out);
             auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly) + x;
             if (vec && x + 3 < w) {
