@@ -34,12 +34,19 @@
 // re-read) and the SMs are active 85 % of the time (the first window's loads, the short last
 // segment). Steps that moved it (r=16): 2 -> 3 CTAs per SM with 16-row blocks 62 -> 49 us;
 // compile-time strides (62 -> 47 instructions per pixel) alone moved nothing at 2 CTAs per SM.
+// At r=4 (ncu, 7 CTAs per SM): 62 thread instructions per pixel, issued on 50 % of cycles; per
+// 8-row block and warp ~220 instructions of set-up (stage wait, start-up sum, addresses) against
+// ~110 of outputs. Packed horizontal sums and a compile-time radius cut the instructions by 20 %
+// but moved the time by 2 % only (39.7 -> 38.9 us): the SMs' active cycles differ by up to 40 %
+// (ncu l1tex__cycles_active min 52 K, max 74 K of 77 K elapsed), and the last CTAs set the time.
+// Capping the CTAs per SM at 4 (longer segments, the same count on every SM) gave 36.2 us.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace tl::cuda::detail {
 
@@ -51,6 +58,10 @@ constexpr int kMaxRadius = 32;
 constexpr int kStripW = 128;      // output columns per CTA (a multiple of Shape::kHRun)
 constexpr int kMaxThreads = ((kStripW + 2 * kMaxRadius) + 31) / 32 * 32;
 constexpr int kMaxStages = 16;
+
+// Largest radius whose whole box sums, rounding bias included, fit 16-bit lanes:
+// 15^2 x 255 + 112 < 2^16 (R = 8: 17^2 x 255 = 73695 does not).
+constexpr int kMaxPackedRadius = 7;
 
 // Smallest radius launch_tma sends here; the tile path keeps radius 1 (its compile-time 3x3
 // register window): H100, 4K RGBA8 clamp, stages 2, tile path 32.5 us, this kernel 43.2 us.
@@ -101,7 +112,9 @@ __device__ __forceinline__ std::uint32_t lane_g(std::uint32_t p) { return __byte
 
 // Named stencil_tma_kernel_* so that the SASS test (tests/gpu/test_sass.cpp) holds it to the tma
 // mechanism's instruction, UTMALDG, like the tile kernel.
-template <class Filter, int kHalo>
+// kR > 0: the radius as a compile-time constant (g.radius == kR), so the horizontal start-up sum
+// is unrolled and every column-sum offset is an immediate; 0: the radius from g.
+template <class Filter, int kHalo, int kR>
 __global__ void __launch_bounds__(kMaxThreads)
     stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
                                   const StreamGeom g) {
@@ -117,7 +130,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     auto* colsum = reinterpret_cast<uint2*>(base + std::size_t(g.ring_stages) * g.stage_bytes);
 
     const int tid = static_cast<int>(threadIdx.x);
-    const int R = g.radius;
+    const int R = kR > 0 ? kR : g.radius;
     const int K = g.ring_stages;
     const int ring_rows = K * kStageRows;  // a multiple of kBlockRows
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
@@ -247,67 +260,18 @@ __global__ void __launch_bounds__(kMaxThreads)
         if (has_item && y < ye) {
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
             const uint2* row = colsum + hj * kCs + hx;
-            std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
-            // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
-            // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
-            // lanes together, so a group costs one add per column sum and one unpack.
-            // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
-            // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
-            constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
-            const int taps = 2 * R + 1;
-            int t = 0;
-            for (; t + kGroup <= taps; t += kGroup) {
-                std::uint32_t prb = 0;
-#pragma unroll
-                for (int u = 0; u < kGroup; ++u) {
-                    const uint2 v = row[t + u];
-                    prb += v.x;
-                    ag += v.y;
-                }
-                ar += prb & 0xffffu;
-                ab += prb >> 16;
-            }
-            std::uint32_t prb = 0;
-            for (; t < taps; ++t) {
-                const uint2 v = row[t];
-                prb += v.x;
-                ag += v.y;
-            }
-            ar += prb & 0xffffu;
-            ab += prb >> 16;
-            // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
-            const auto* centre =
-                reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
             const uint2* enter = row + 2 * R;
+            // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
+            const auto* centre = reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
             auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
-#pragma unroll
-            for (int q = 0; q < kHRun / 4; ++q) {
-                const uint4 c4 = centre[q];
-                const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
-                std::uint32_t o[4];
-#pragma unroll
-                for (int i4 = 0; i4 < 4; ++i4) {
-                    const int i = 4 * q + i4;
-                    if (i > 0) {
-                        // Window moves right by one: column sum hx + i + 2R enters, hx + i - 1 leaves.
-                        // The (R, B) difference is taken with 0x8000 added to each lane, so neither
-                        // lane borrows from the other, and the bias is taken off again per channel.
-                        const uint2 e = enter[i];
-                        const uint2 l = row[i - 1];
-                        const std::uint32_t d = e.x + 0x80008000u - l.x;
-                        ar += (d & 0xffffu) - 0x8000u;
-                        ab += (d >> 16) - 0x8000u;
-                        ag += e.y - l.y;
-                    }
-                    // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n,
-                    // exact: x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
-                    const std::uint32_t qr = __umulhi(ar, g.inv_n);
-                    const std::uint32_t qg = __umulhi(ag, g.inv_n);
-                    const std::uint32_t qb = __umulhi(ab, g.inv_n);
-                    const std::uint32_t rg = __byte_perm(qr, qg, 0x3340u);            // R, G, 0, 0
-                    const std::uint32_t ba = __byte_perm(qb, alpha[i4], 0x3370u);     // B, A, 0, 0
-                    o[i4] = __byte_perm(rg, ba, 0x5410u);
-                }
+            // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
+            // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
+            auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
+                const std::uint32_t rg = __byte_perm(__umulhi(sr, g.inv_n), __umulhi(sg, g.inv_n), 0x3340u);  // R, G, 0, 0
+                const std::uint32_t ba = __byte_perm(__umulhi(sb, g.inv_n), alpha, 0x3370u);                // B, A, 0, 0
+                return __byte_perm(rg, ba, 0x5410u);
+            };
+            auto store4 = [&](int q, std::uint32_t (&o)[4]) {
                 tl::cuda::dev::finish4(filter, o);
                 const int x = x0 + hx + 4 * q;
                 if (g.vec_store && x + 3 < g.width) {
@@ -316,6 +280,87 @@ __global__ void __launch_bounds__(kMaxThreads)
 #pragma unroll
                     for (int i4 = 0; i4 < 4; ++i4)
                         if (x + i4 < g.width) drow[x + i4] = o[i4];
+                }
+            };
+            if (R <= kMaxPackedRadius) {
+                // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
+                // register, (R, B) in one and G in the other. Each lane's result lies in 0..65535
+                // after every step, so the borrows between lanes inside the add cancel exactly.
+                std::uint32_t arb = g.half_n * 0x10001u, ag = g.half_n;  // + (n-1)/2 in each lane
+#pragma unroll
+                for (int t = 0; t <= 2 * R; ++t) {
+                    const uint2 v = row[t];
+                    arb += v.x;
+                    ag += v.y;
+                }
+#pragma unroll
+                for (int q = 0; q < kHRun / 4; ++q) {
+                    const uint4 c4 = centre[q];
+                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
+                    std::uint32_t o[4];
+#pragma unroll
+                    for (int i4 = 0; i4 < 4; ++i4) {
+                        const int i = 4 * q + i4;
+                        if (i > 0) {
+                            const uint2 e = enter[i], l = row[i - 1];
+                            arb = arb + e.x - l.x;
+                            ag = ag + e.y - l.y;
+                        }
+                        o[i4] = pack(arb & 0xffffu, ag, arb >> 16, alpha[i4]);
+                    }
+                    store4(q, o);
+                }
+            } else {
+                std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
+                // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
+                // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
+                // lanes together, so a group costs one add per column sum and one unpack.
+                // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
+                // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
+                constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
+                const int taps = 2 * R + 1;
+                int t = 0;
+                for (; t + kGroup <= taps; t += kGroup) {
+                    std::uint32_t prb = 0;
+#pragma unroll
+                    for (int u = 0; u < kGroup; ++u) {
+                        const uint2 v = row[t + u];
+                        prb += v.x;
+                        ag += v.y;
+                    }
+                    ar += prb & 0xffffu;
+                    ab += prb >> 16;
+                }
+                std::uint32_t prb = 0;
+                for (; t < taps; ++t) {
+                    const uint2 v = row[t];
+                    prb += v.x;
+                    ag += v.y;
+                }
+                ar += prb & 0xffffu;
+                ab += prb >> 16;
+#pragma unroll
+                for (int q = 0; q < kHRun / 4; ++q) {
+                    const uint4 c4 = centre[q];
+                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
+                    std::uint32_t o[4];
+#pragma unroll
+                    for (int i4 = 0; i4 < 4; ++i4) {
+                        const int i = 4 * q + i4;
+                        if (i > 0) {
+                            // Window moves right by one: column sum hx + i + 2R enters, hx + i - 1 leaves.
+                            // The (R, B) difference is taken with 0x8000 added to each lane, so neither
+                            // lane borrows from the other, and the bias is taken off again per channel.
+                            const uint2 e = enter[i];
+                            const uint2 l = row[i - 1];
+                            const std::uint32_t d = e.x + 0x80008000u - l.x;
+                            ar += (d & 0xffffu) - 0x8000u;
+                            ab += (d >> 16) - 0x8000u;
+                            ag += e.y - l.y;
+                        }
+                        o[i4] = pack(ar, ag, ab, alpha[i4]);
+                    }
+                    store4(q, o);
                 }
             }
         }
@@ -334,7 +379,9 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 namespace {
 
-template <int kHalo>
+// kR: the unfused Box's radius as a compile-time constant (0: from g); a fused chain keeps the
+// runtime radius (one kernel per chain form, not per radius).
+template <int kHalo, int kR = 0>
 std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g) {
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kStagesPerBlock = Shape<kHalo>::kStagesPerBlock;
@@ -370,13 +417,18 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
-        auto kernel = stencil_tma_kernel_box_stream<std::decay_t<decltype(f)>, kHalo>;
+        using F = std::decay_t<decltype(f)>;
+        auto kernel = stencil_tma_kernel_box_stream<F, kHalo, std::is_same_v<F, dev::BoxFilter> ? kR : 0>;
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
                                 cudaGetErrorName(e));
         int per_sm = 0;
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<std::size_t>(smem));
         if (per_sm < 1) return std::nullopt;
+        // Radius <= 8: at most 4 CTAs per SM, so segments are longer and every SM holds the same
+        // number of CTAs or one fewer. H100 box r=4, all 7 slots -> 4: 4K 38.5 -> 36.2 us, 1080p
+        // 16.7 -> 15.0, 8K 130.2 -> 122.7 (3: 35.9, 15.7, 129.4; 5: 37.8, 14.9, 125.9).
+        if (kHalo <= 8) per_sm = std::min(per_sm, 4);
         // One CTA per (strip, segment), all resident at once: the strips are cut into as many
         // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it).
         const int slots = per_sm * dev.sm_count;
@@ -409,6 +461,18 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
+    // Radii 2..7 (the packed horizontal sums) compile their radius in, for the unrolled start-up
+    // sum and immediate offsets: H100, 4K RGBA8 clamp, r=4, packed sums with the radius at run
+    // time 40.0 us, compiled in 39.0 (12.9 M warp instructions, was 16.2 M before the packed sums).
+    switch (R) {
+    case 2: return launch_shape<8, 2>(a, dev, g);
+    case 3: return launch_shape<8, 3>(a, dev, g);
+    case 4: return launch_shape<8, 4>(a, dev, g);
+    case 5: return launch_shape<8, 5>(a, dev, g);
+    case 6: return launch_shape<8, 6>(a, dev, g);
+    case 7: return launch_shape<8, 7>(a, dev, g);
+    default: break;
+    }
     if (R <= 8) return launch_shape<8>(a, dev, g);
     if (R <= 16) return launch_shape<16>(a, dev, g);
     if (R <= 24) return launch_shape<24>(a, dev, g);

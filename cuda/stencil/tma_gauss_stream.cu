@@ -60,8 +60,10 @@ struct GaussStreamGeom {
 
 // Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
 // being a Gaussian RGBA8 kernel, to HMMA).
+// W = 4: at most 102 registers (5 CTAs per SM); without the bound ptxas took 107 once the edge
+// strips' chunk test was added (4 CTAs per SM). W < 4: no bound (0), as before.
 template <class Filter, int KH, int W>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
                                     const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -135,13 +137,18 @@ __global__ void __launch_bounds__(kThreads)
         return ring + (slot * kRows + (i & (kRows - 1))) * BW;
     };
     // The lane's KH chunks of one box row: pixels lx + 16 j + 4t .. + 3, 16-byte loads (clamped
-    // to the row: columns past it meet zero weights only); per pixel, folded, in edge strips.
+    // to the row: columns past it meet zero weights only); per pixel, folded, where a chunk reaches
+    // past the image's left or right edge. Every CTA runs at once and the last to finish sets the
+    // kernel's time, so the edge strips' chunks that lie inside keep the 16-byte load (folding all
+    // of an edge strip's chunks per pixel cost ~150 instructions per warp and step, against ~260
+    // for the whole step elsewhere). Measured: sigma 3 41.2 -> 40.2-40.8 us; ncu's busiest SM
+    // 68.9 K -> 68.0 K active cycles, the mean 61 K: the edges were not the main imbalance.
     const int lx = warp * band_mma::kStripW;
     auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH]) {
 #pragma unroll
         for (int j = 0; j < KH; ++j) {
             const int c = lx + 16 * j + 4 * t;
-            if (!fold_cols) {
+            if (!fold_cols || (bx + c >= 0 && bx + c + 3 < g.width)) {
                 chunk[j] = *reinterpret_cast<const uint4*>(row + min(c, BW - 4));
             } else {
                 std::uint32_t v[4];
@@ -173,9 +180,19 @@ __global__ void __launch_bounds__(kThreads)
     int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
     int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
     std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
-    for (int s0 = 0; s0 < steps; s0 += W) {
+    // W = 4 (radius 9..12): one step per iteration, not unrolled; the window's blocks move down
+    // one register slot per step (win[W - 1] takes the entering block), so the body is emitted
+    // once. Unrolled W times (the window indexed (u + q) % W), the (3, 4) kernel's step loop was
+    // ~4 x 1000 SASS instructions, ncu (H100, 4K, sigma 3) put 20 % of its stall samples on
+    // instruction fetch, and it took 127 registers (4 CTAs per SM): rotated, 96 registers and
+    // 45.5 -> 40.6-42.2 us. W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and
+    // sigma 1.5 35.0 -> 38.4.
+    constexpr bool kRotate = W >= 4;
+    constexpr int kUnroll = kRotate ? 1 : W;
+#pragma unroll 1
+    for (int s0 = 0; s0 < steps; s0 += kUnroll) {
 #pragma unroll
-        for (int u = 0; u < W; ++u) {
+        for (int u = 0; u < kUnroll; ++u) {
             const int s = s0 + u;
             if (s >= steps) break;  // uniform per CTA
             if (tid == 0 && s >= 1) {
@@ -195,11 +212,20 @@ __global__ void __launch_bounds__(kThreads)
             {
                 uint4 chunk[KH];
                 load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk);
-                band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[(u + W - 1) % W]);
+                band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
             }
             enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
             float d[3][4];
-            band_mma::vertical_step<W>(win, fr.bv, u, d);
+            band_mma::vertical_step<W>(win, fr.bv, kRotate ? 0 : u, d);
+            if constexpr (kRotate) {
+#pragma unroll
+                for (int q = 0; q + 1 < W; ++q)
+#pragma unroll
+                    for (int c = 0; c < 3; ++c) {
+                        win[q][c][0] = win[q + 1][c][0];
+                        win[q][c][1] = win[q + 1][c][1];
+                    }
+            }
             // The lane's outputs: segment rows ly0, ly0 + 1 (e & 1), strip columns lc0, lc0 + 8
             // (e >> 1); the centre of row ly is loaded row ly + R, inside blocks s .. s + W - 1.
             const int ly0 = kRows * s + 2 * t, lc0 = lx + gq;
