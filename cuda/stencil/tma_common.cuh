@@ -76,7 +76,10 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // Encodes a rank-2 tiled map for a box the planner has validated (validate_tma_box).
-inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelFormat f, void* address, const char* what) {
+// `swizzle`: the shared-memory side's layout (CU_TENSOR_MAP_SWIZZLE_128B needs box rows of at
+// most 128 bytes and a 1024-byte aligned buffer).
+inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelFormat f, void* address, const char* what,
+                                CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
     const auto encode = tensor_map_encoder();
     if (!encode) return Result::fail(std::string(what) + ": the driver does not provide cuTensorMapEncodeTiled");
     const cuuint64_t dims[2] = {d.global_dim[0], d.global_dim[1]};
@@ -87,7 +90,7 @@ inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelForm
         f == PixelFormat::RGBA32F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
     // OOB fill NONE means zeros: exactly Border::Zero; other borders get the shared-memory fix-up.
     const CUresult r = encode(map, type, 2, address, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return Result::fail(std::string(what) + ": cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ")");
