@@ -174,8 +174,10 @@ __global__ void __launch_bounds__(kMaxThreads)
     }
     __syncthreads();
     int issued = 0;  // thread 0's count of stages issued
+    // At first only the stages of the warm-up and the first block: every CTA starts at once and
+    // waits for them; the rest of the ring goes out once the warm-up rows are in.
     if (tid == 0)
-        for (; issued < min(K, nstages); ++issued) issue(issued);
+        for (; issued < min(min(K, nstages), (2 * R + kBlockRows) / kStageRows + 1); ++issued) issue(issued);
     // Stages every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nstages - 1};
     auto wait_through = [&](int s) { ring_wait.through(full, s); };
@@ -212,6 +214,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     // Warm-up: rows ys - R - 1 .. ys + R - 1 enter (loaded rows 0 .. 2R, ring rows as loaded), so
     // that the first output row can subtract row ys - R - 1 like every other.
     wait_through((2 * R) / kStageRows);
+    if (tid == 0)
+        for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
     if (has_col) {
         const bool inside = g.border == Border::Zero || (ys - R - 1 >= 0 && ys + R <= g.height);
         for (int i = 0; i <= 2 * R; ++i) {

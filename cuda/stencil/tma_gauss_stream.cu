@@ -108,8 +108,10 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     }
     __syncthreads();
     int issued = 0;  // thread 0's count of blocks issued
+    // At first only the window's W blocks: every CTA starts at once and waits for its window, so
+    // the blocks behind it would only delay the windows; they go out once the window is in.
     if (tid == 0)
-        for (; issued < min(K, nblocks); ++issued) issue(issued);
+        for (; issued < min(W, nblocks); ++issued) issue(issued);
 
     // Blocks every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nblocks - 1};
@@ -169,6 +171,8 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
 
     // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
     wait_through(W - 1);
+    if (tid == 0)
+        for (; issued < min(K, nblocks); ++issued) issue(issued);  // slots not used yet: no empty wait
     std::uint32_t win[W][3][2];
 #pragma unroll
     for (int q = 0; q < W - 1; ++q) {
