@@ -276,13 +276,15 @@ __global__ void __launch_bounds__(kMaxThreads)
         __syncthreads();  // column sums of the block are in shared memory
 
         const int y = yk + hj;
-        if (has_item && y < ye) {
+        const bool active = has_item && y < ye;
+        // The item's outputs, finished, for the stores below (unless the output block leaves by TMA).
+        std::uint32_t outv[kHRun];
+        if (active) {
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
             const uint2* row = colsum + hj * kCs + hx;
             const uint2* enter = row + 2 * R;
             // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
             const auto* centre = reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
-            auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
             // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
             // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
             auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
@@ -301,14 +303,8 @@ __global__ void __launch_bounds__(kMaxThreads)
                         return;
                     }
                 }
-                const int x = x0 + hx + 4 * q;
-                if (g.vec_store && x + 3 < g.width) {
-                    *reinterpret_cast<uint4*>(drow + x) = make_uint4(o[0], o[1], o[2], o[3]);
-                } else {
 #pragma unroll
-                    for (int i4 = 0; i4 < 4; ++i4)
-                        if (x + i4 < g.width) drow[x + i4] = o[i4];
-                }
+                for (int i4 = 0; i4 < 4; ++i4) outv[4 * q + i4] = o[i4];
             };
             if (R <= kMaxPackedRadius) {
                 // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
@@ -389,6 +385,49 @@ __global__ void __launch_bounds__(kMaxThreads)
                         o[i4] = pack(ar, ag, ab, alpha[i4]);
                     }
                     store4(q, o);
+                }
+            }
+        }
+        if (!kTmaOut || !g.tma_out) {
+            // Stores from registers. A warp's items are 16 or 8 rows x 2 or 4 runs of kHRun outputs;
+            // one 16-byte store per lane would write each 32-byte sector of a row in two halves by
+            // two instructions (ncu: twice the ideal L2 write sectors). So lanes pair up (lane ^ 1:
+            // the next row, the same run) and trade chunks, each pair writing whole sectors: per two
+            // chunks k, k + 1 of a run, first the even lane's row, then the odd lane's.
+            auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
+            const int x = x0 + hx;
+            const bool whole = active && g.vec_store && x + kHRun <= g.width;
+            const bool odd = (tid & 1) != 0;
+            // Every lane of the warp takes part in the shuffles (not behind `whole &&`).
+            const bool partner_whole = __shfl_xor_sync(0xffffffffu, int(whole), 1) != 0;
+            const bool paired = whole && partner_whole;
+            auto* prow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, odd ? y - 1 : y + 1);
+#pragma unroll
+            for (int k = 0; k < kHRun / 4; k += 2) {
+                const uint4 c0 = make_uint4(outv[4 * k], outv[4 * k + 1], outv[4 * k + 2], outv[4 * k + 3]);
+                const uint4 c1 = make_uint4(outv[4 * k + 4], outv[4 * k + 5], outv[4 * k + 6], outv[4 * k + 7]);
+                // Even lanes send chunk k + 1 and receive the odd lane's chunk k.
+                const uint4 send = odd ? c0 : c1;
+                const uint4 recv = make_uint4(__shfl_xor_sync(0xffffffffu, send.x, 1), __shfl_xor_sync(0xffffffffu, send.y, 1),
+                                              __shfl_xor_sync(0xffffffffu, send.z, 1), __shfl_xor_sync(0xffffffffu, send.w, 1));
+                if (paired) {
+                    const int xo = x + 4 * k + (odd ? 4 : 0);
+                    *reinterpret_cast<uint4*>((odd ? prow : drow) + xo) = odd ? recv : c0;  // the even lane's row
+                    *reinterpret_cast<uint4*>((odd ? drow : prow) + xo) = odd ? c1 : recv;  // the odd lane's row
+                } else if (active) {
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const uint4 c = h ? c1 : c0;
+                        const int xc = x + 4 * (k + h);
+                        if (g.vec_store && xc + 3 < g.width) {
+                            *reinterpret_cast<uint4*>(drow + xc) = c;
+                        } else {
+                            const std::uint32_t v[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+                            for (int i4 = 0; i4 < 4; ++i4)
+                                if (xc + i4 < g.width) drow[xc + i4] = v[i4];
+                        }
+                    }
                 }
             }
         }
