@@ -12,11 +12,16 @@
 //                 the entering row y + R and subtracts the row y - R - 1 in one 3-input add, as
 //                 16-bit lanes (R, B) and (G) in two registers (65 x 255 fits in 16 bits)
 //     colsum      (kBlockRows, kCsStride) uint2 in shared memory
-//     horizontal  thread = one output row x kHRun outputs: a running sum over the column sums in
-//                 32-bit per channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean
-//                 with one multiply-high per channel; alpha from the centre pixel
+//     horizontal  thread = one output row x kHRun outputs: a running sum over the column sums,
+//                 for R <= 7 in the same 16-bit lanes (15 x 15 x 255 fits), else in 32-bit per
+//                 channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean with one
+//                 multiply-high per channel; alpha from the centre pixel
+//     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then thread 0
+//                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
+//                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
 //   thread 0 refills ring stages no later output row reads (the ring holds the 2R + kBlockRows + 1
-//   rows one block reads, plus `stages` - 1 stages in flight)
+//   rows one block reads, plus `stages` - 1 stages in flight); at the start it issues only the
+//   stages of the warm-up and the first block, the rest once those have arrived
 // Borders: rows and columns outside the image are read from the row / column the border rule
 // names (fold_coord) inside the ring, which always holds them: output row y reads rows within
 // [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.

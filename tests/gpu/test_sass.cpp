@@ -95,4 +95,26 @@ TEST(Sass, TmaGaussianRgba8UsesTensorCores) {
     EXPECT_GE(rgba32f, 1) << "no tma Gaussian RGBA32F kernel";
 }
 
+// The tma Box stream (cuda/stencil/tma_box_stream.cu) stores radius <= 8 (its 8-pixel halo class,
+// template argument 8: "ELi8ELi" in the mangled name) through shared memory with TMA stores, as
+// the explain text says; the wider classes store from registers.
+TEST(Sass, TmaBoxStreamStoresSmallRadiiWithTma) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int small = 0, wide = 0;
+    for (const auto& [name, text] : sass()) {
+        if (name.find("stencil_tma_kernel_box_stream") == std::string::npos) continue;
+        EXPECT_NE(text.find("UTMALDG"), std::string::npos) << name << " has no UTMALDG";
+        if (name.find("ELi8ELi") != std::string::npos) {
+            ++small;
+            EXPECT_NE(text.find("UTMASTG"), std::string::npos) << name << " (radius <= 8) has no UTMASTG";
+        } else {
+            ++wide;
+            EXPECT_EQ(text.find("UTMASTG"), std::string::npos) << name << " (radius > 8) contains UTMASTG";
+            EXPECT_NE(text.find("STG.E.128"), std::string::npos) << name << " (radius > 8) has no 16-byte store";
+        }
+    }
+    EXPECT_GE(small, 7) << "expected the radius 2..7 kernels and the runtime-radius one of the 8-pixel class";
+    EXPECT_GE(wide, 3) << "expected the 16, 24 and 32-pixel halo classes";
+}
+
 } // namespace
