@@ -311,6 +311,25 @@ __global__ void __launch_bounds__(kMaxThreads)
 #pragma unroll
                 for (int i4 = 0; i4 < 4; ++i4) outv[4 * q + i4] = o[i4];
             };
+            // The item's kHRun outputs: `step(e, l)` moves the window right by one (column sum e
+            // enters, l leaves), `sums()` gives the three channel sums (rounding bias included).
+            auto outputs = [&](auto&& step, auto&& sums) {
+#pragma unroll
+                for (int q = 0; q < kHRun / 4; ++q) {
+                    const uint4 c4 = centre[q];
+                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
+                    std::uint32_t o[4];
+#pragma unroll
+                    for (int i4 = 0; i4 < 4; ++i4) {
+                        const int i = 4 * q + i4;
+                        // Column sum hx + i + 2R enters, hx + i - 1 leaves.
+                        if (i > 0) step(enter[i], row[i - 1]);
+                        const uint3 v = sums();
+                        o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
+                    }
+                    store4(q, o);
+                }
+            };
             if (R <= kMaxPackedRadius) {
                 // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
                 // register, (R, B) in one and G in the other. Each lane's result lies in 0..65535
@@ -322,23 +341,12 @@ __global__ void __launch_bounds__(kMaxThreads)
                     arb += v.x;
                     ag += v.y;
                 }
-#pragma unroll
-                for (int q = 0; q < kHRun / 4; ++q) {
-                    const uint4 c4 = centre[q];
-                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
-                    std::uint32_t o[4];
-#pragma unroll
-                    for (int i4 = 0; i4 < 4; ++i4) {
-                        const int i = 4 * q + i4;
-                        if (i > 0) {
-                            const uint2 e = enter[i], l = row[i - 1];
-                            arb = arb + e.x - l.x;
-                            ag = ag + e.y - l.y;
-                        }
-                        o[i4] = pack(arb & 0xffffu, ag, arb >> 16, alpha[i4]);
-                    }
-                    store4(q, o);
-                }
+                outputs(
+                    [&](uint2 e, uint2 l) {
+                        arb = arb + e.x - l.x;
+                        ag = ag + e.y - l.y;
+                    },
+                    [&] { return make_uint3(arb & 0xffffu, ag, arb >> 16); });
             } else {
                 std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
                 // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
@@ -368,29 +376,16 @@ __global__ void __launch_bounds__(kMaxThreads)
                 }
                 ar += prb & 0xffffu;
                 ab += prb >> 16;
-#pragma unroll
-                for (int q = 0; q < kHRun / 4; ++q) {
-                    const uint4 c4 = centre[q];
-                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
-                    std::uint32_t o[4];
-#pragma unroll
-                    for (int i4 = 0; i4 < 4; ++i4) {
-                        const int i = 4 * q + i4;
-                        if (i > 0) {
-                            // Window moves right by one: column sum hx + i + 2R enters, hx + i - 1 leaves.
-                            // The (R, B) difference is taken with 0x8000 added to each lane, so neither
-                            // lane borrows from the other, and the bias is taken off again per channel.
-                            const uint2 e = enter[i];
-                            const uint2 l = row[i - 1];
-                            const std::uint32_t d = e.x + 0x80008000u - l.x;
-                            ar += (d & 0xffffu) - 0x8000u;
-                            ab += (d >> 16) - 0x8000u;
-                            ag += e.y - l.y;
-                        }
-                        o[i4] = pack(ar, ag, ab, alpha[i4]);
-                    }
-                    store4(q, o);
-                }
+                outputs(
+                    [&](uint2 e, uint2 l) {
+                        // The (R, B) difference is taken with 0x8000 added to each lane, so neither
+                        // lane borrows from the other, and the bias is taken off again per channel.
+                        const std::uint32_t d = e.x + 0x80008000u - l.x;
+                        ar += (d & 0xffffu) - 0x8000u;
+                        ab += (d >> 16) - 0x8000u;
+                        ag += e.y - l.y;
+                    },
+                    [&] { return make_uint3(ar, ag, ab); });
             }
         }
         if (!kTmaOut || !g.tma_out) {
