@@ -463,6 +463,22 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kStagesPerBlock = Shape<kHalo>::kStagesPerBlock;
     const int R = g.radius;
+    // The output's tensor map for the TMA stores; where the destination does not allow one, the
+    // kernel stores from registers instead.
+    CUtensorMap out_map{};
+    if (g.tma_out) {
+        TmaBoxDesc o;
+        o.global_address = reinterpret_cast<std::uintptr_t>(a.dst.data);
+        o.global_dim[0] = std::uint64_t(a.dst.width);
+        o.global_dim[1] = std::uint64_t(a.dst.height);
+        o.global_stride = a.dst.pitch;
+        o.box_dim[0] = 32;
+        o.box_dim[1] = std::uint32_t(kBlockRows);
+        o.element_bytes = 4;
+        g.tma_out = validate_tma_box(o).empty() &&
+                    encode_tensor_map(&out_map, o, PixelFormat::RGBA8, a.dst.data, "tma box stream store",
+                                      CU_TENSOR_MAP_SWIZZLE_128B);
+    }
     g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
     // The ring: the stages one block reads (loaded rows Bk .. Bk + 2R + B) plus `stages` - 1
     // in flight, rounded up to whole blocks; shallower (down to the window) when shared memory is
@@ -490,22 +506,6 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
     CUtensorMap map{};
     if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
-    CUtensorMap out_map{};
-    if (g.tma_out) {
-        TmaBoxDesc o;
-        o.global_address = reinterpret_cast<std::uintptr_t>(a.dst.data);
-        o.global_dim[0] = std::uint64_t(a.dst.width);
-        o.global_dim[1] = std::uint64_t(a.dst.height);
-        o.global_stride = a.dst.pitch;
-        o.box_dim[0] = 32;
-        o.box_dim[1] = std::uint32_t(kBlockRows);
-        o.element_bytes = 4;
-        if (std::string why = validate_tma_box(o); !why.empty()) return Result::fail("tma box stream store: " + why);
-        if (Result r = encode_tensor_map(&out_map, o, PixelFormat::RGBA8, a.dst.data, "tma box stream store",
-                                         CU_TENSOR_MAP_SWIZZLE_128B);
-            !r)
-            return r;
-    }
 
     const int threads = (kStripW + 2 * R + 31) / 32 * 32;
     const int smem = static_cast<int>(smem_for(K));
