@@ -143,7 +143,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
     auto* colsum = reinterpret_cast<uint2*>(base + std::size_t(g.ring_stages) * g.stage_bytes);
     constexpr bool kTmaOut = Shape<kHalo>::kTmaOut;
-    // The output block (kTmaOut and g.tma_out): kStripW / 32 boxes of 1 KB, 1024-byte aligned.
+    const bool tma_out = kTmaOut && g.tma_out;  // this launch stores its output blocks with TMA
+    // The output block (tma_out): kStripW / 32 boxes of 1 KB, 1024-byte aligned.
     unsigned char* out_tile = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(colsum + kBlockRows * kCs) + 1023) & ~std::uintptr_t(1023));
 
@@ -277,7 +278,7 @@ __global__ void __launch_bounds__(kMaxThreads)
             }
         }
         // The previous block's TMA stores have read the output block before anyone rewrites it.
-        if (kTmaOut && g.tma_out && tid == 0) bulk_wait_read();
+        if (tma_out && tid == 0) bulk_wait_read();
         __syncthreads();  // column sums of the block are in shared memory
 
         const int y = yk + hj;
@@ -297,10 +298,12 @@ __global__ void __launch_bounds__(kMaxThreads)
                 const std::uint32_t ba = __byte_perm(__umulhi(sb, g.inv_n), alpha, 0x3370u);                // B, A, 0, 0
                 return __byte_perm(rg, ba, 0x5410u);
             };
-            auto store4 = [&](int q, std::uint32_t (&o)[4]) {
+            // Outputs q*4 .. q*4 + 3 of the item, finished: into the output block, or kept for the
+            // stores from registers below.
+            auto keep4 = [&](int q, std::uint32_t (&o)[4]) {
                 tl::cuda::dev::finish4(filter, o);
                 if constexpr (kTmaOut) {
-                    if (g.tma_out) {
+                    if (tma_out) {
                         // Box px / 32, row hj, 16-byte chunk (px / 4) mod 8 XOR hj (SWIZZLE_128B).
                         const int px = hx + 4 * q;
                         *reinterpret_cast<uint4*>(out_tile + (px >> 5) * 1024 + hj * 128 + ((((px >> 2) & 7) ^ hj) << 4)) =
@@ -327,7 +330,7 @@ __global__ void __launch_bounds__(kMaxThreads)
                         const uint3 v = sums();
                         o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
                     }
-                    store4(q, o);
+                    keep4(q, o);
                 }
             };
             if (R <= kMaxPackedRadius) {
@@ -388,7 +391,7 @@ __global__ void __launch_bounds__(kMaxThreads)
                     [&] { return make_uint3(ar, ag, ab); });
             }
         }
-        if (!kTmaOut || !g.tma_out) {
+        if (!tma_out) {
             // Stores from registers. A warp's items are 16 or 8 rows x 2 or 4 runs of kHRun outputs;
             // one 16-byte store per lane would write each 32-byte sector of a row in two halves by
             // two instructions (ncu: twice the ideal L2 write sectors). So lanes pair up (lane ^ 1:
@@ -432,11 +435,11 @@ __global__ void __launch_bounds__(kMaxThreads)
             }
         }
         // This thread's writes of the output block, before the TMA store (async proxy) reads them.
-        if (kTmaOut && g.tma_out) fence_proxy_async_smem();
+        if (tma_out) fence_proxy_async_smem();
         __syncthreads();  // column sums and the block's ring rows are free again
         if (tid == 0) {
             if constexpr (kTmaOut) {
-                if (g.tma_out) {  // rows past the image are not written (the segment ends on a block)
+                if (tma_out) {  // rows past the image are not written (the segment ends on a block)
 #pragma unroll
                     for (int b = 0; b < kStripW / 32; ++b) tma_store_2d(&dst_map, x0 + 32 * b, yk, out_tile + b * 1024);
                     bulk_commit();
@@ -448,7 +451,7 @@ __global__ void __launch_bounds__(kMaxThreads)
             while (issued < nstages && (issued - K + 1) * kStageRows <= (k + 1) * kBlockRows) issue(issued++);
         }
     }
-    if (kTmaOut && g.tma_out && tid == 0) bulk_wait_all();
+    if (tma_out && tid == 0) bulk_wait_all();
 #else
     (void)src_map; (void)dst_map; (void)filter; (void)g;
 #endif
@@ -463,9 +466,12 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kStagesPerBlock = Shape<kHalo>::kStagesPerBlock;
     const int R = g.radius;
-    // The output's tensor map for the TMA stores; where the destination does not allow one, the
+    // The output's tensor map for the TMA stores (Shape::kTmaOut). They need a 16-byte aligned base
+    // and pitch, and rows whose length is a multiple of 16 bytes (others were seen overwritten past
+    // their end: tma_common.cuh, prepare_tma); where the destination does not allow them, the
     // kernel stores from registers instead.
     CUtensorMap out_map{};
+    g.tma_out = Shape<kHalo>::kTmaOut && g.vec_store && (std::size_t(a.dst.width) * 4) % 16 == 0;
     if (g.tma_out) {
         TmaBoxDesc o;
         o.global_address = reinterpret_cast<std::uintptr_t>(a.dst.data);
@@ -541,7 +547,8 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
         return std::nullopt;
     const int R = a.params.radius;
     if (R < min_radius || R > kMaxRadius) return std::nullopt;
-    // A TMA store of the output was asked for: the tile path has one, this kernel stores directly.
+    // A TMA store of the output was asked for: the tile path takes the request (this kernel picks
+    // its own stores: TMA up to radius 8, from registers beyond).
     if (a.policy.tma_store) return std::nullopt;
 
     StreamGeom g{};
@@ -556,9 +563,6 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
-    // TMA stores need a 16-byte aligned base and pitch; rows whose length is not a multiple of 16
-    // bytes were seen to be overwritten past their end (tma_common.cuh, prepare_tma).
-    g.tma_out = R <= 8 && g.vec_store && (std::size_t(a.dst.width) * 4) % 16 == 0;
     // Radii 2..7 (the packed horizontal sums) compile their radius in, for the unrolled start-up
     // sum and immediate offsets: H100, 4K RGBA8 clamp, r=4, packed sums with the radius at run
     // time 40.0 us, compiled in 39.0 (12.9 M warp instructions, was 16.2 M before the packed sums).
