@@ -532,6 +532,43 @@ struct UserKernel3Filter {
             out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
         }
     }
+    // RGBA8 float form for the other weights (swar_math::UserPlanarForm; `registers` runs it where
+    // `planar.usable`): one channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9
+    // FFMA per output and channel on weights scaled by 2^e, one FFMA on 2^23 to round. Three rows
+    // of one channel (18 floats) live at a time instead of three rows of every channel (54).
+    swar_math::UserPlanarForm planar{};
+    // Byte C of a pixel word as a float with those bits: p * 2^-149.
+    template <int C> static __device__ __forceinline__ float byte_denormal(std::uint32_t px) {
+        return __uint_as_float(__byte_perm(px, 0u, 0x4440u | unsigned(C)));
+    }
+    // fma.rn.f32 without .ftz: the denormal inputs must not be flushed whatever the build flags.
+    static __device__ __forceinline__ float fma_keep_denormals(float a, float b, float c) {
+        float d;
+        asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
+        return d;
+    }
+    // Channel C of the 4 outputs whose windows are columns i .. i + 2 (i = 0..3) of the rows t, m,
+    // b (byte_denormal values of pixels x - 1 .. x + 4), merged into out: C = 0 starts each word
+    // with the byte and the centre pixel's alpha (c), C = 1 and 2 put their byte in place.
+    template <int C>
+    __device__ __forceinline__ void planar4(const float (&t)[6], const float (&m)[6], const float (&b)[6],
+                                            const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float a = planar.acc_bias;
+#pragma unroll
+            for (int dx = 0; dx < 3; ++dx) {
+                a = fma_keep_denormals(planar.w[dx], t[i + dx], a);
+                a = fma_keep_denormals(planar.w[3 + dx], m[i + dx], a);
+                a = fma_keep_denormals(planar.w[6 + dx], b[i + dx], a);
+            }
+            const std::uint32_t bits =
+                swar::clamped_byte_bits(fma_keep_denormals(planar.out_scale, a, 8388608.0f));
+            if constexpr (C == 0) out[i] = __byte_perm(bits, c[i], 0x7000u);
+            else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
+            else out[i] = __byte_perm(out[i], bits, 0x3410u);
+        }
+    }
     template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
@@ -564,6 +601,7 @@ decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
             u.scale = f.scale;
             u.bias = f.bias;
             u.set_integer_form();
+            if (!u.integer) u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);
             return fn(u);
         }
     }

@@ -88,8 +88,9 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
 // Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
 // alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
 // UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
-// weights allow, instead of its float window.
-enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger };
+// weights allow, instead of its float window; UserPlanar: its float form one channel at a time
+// (UserKernel3Filter::planar4) for the other weights.
+enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger, UserPlanar };
 
 template <class Filter, Finish kFinish>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst, std::size_t dst_pitch,
@@ -107,6 +108,39 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
                 if (x + i < w) o[i] = out[i];
         }
     };
+    if constexpr (kFinish == Finish::UserPlanar) {
+        // Channel by channel (R, G, B), each sliding its own 3-row window of byte_denormal floats
+        // down the kRows + 2 rows; the outputs' words fill in one byte per channel.
+        std::uint32_t out[kRows][4];
+        auto channel = [&](auto cc) {
+            constexpr int C = decltype(cc)::value;
+            float win[3][6];
+            auto unpack = [&](int i, float (&d)[6]) {
+                d[0] = UserKernel3Filter::byte_denormal<C>(left[i]);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) d[k + 1] = UserKernel3Filter::byte_denormal<C>(raw[i][k]);
+                d[5] = UserKernel3Filter::byte_denormal<C>(right[i]);
+            };
+            unpack(0, win[0]);
+            unpack(1, win[1]);
+#pragma unroll
+            for (int step = 0; step < kRows; ++step) {
+                unpack(step + 2, win[(step + 2) % 3]);
+                f.template planar4<C>(win[step % 3], win[(step + 1) % 3], win[(step + 2) % 3], raw[step + 1],
+                                      out[step]);
+            }
+        };
+        channel(std::integral_constant<int, 0>{});
+        channel(std::integral_constant<int, 1>{});
+        channel(std::integral_constant<int, 2>{});
+#pragma unroll
+        for (int step = 0; step < kRows; ++step) {
+            if (y0 + step >= h) break;
+            finish4(f, out[step]);
+            store(y0 + step, out[step]);
+        }
+        return;
+    }
     // The integer form (filters.cuh, namespace swar): each row's 6 pixels unpacked once into (R, B)
     // and (G, 0) 16-bit lanes (the user kernel's form: (R, B) and pairs of neighbours' G); else
     // the float window (user kernels with other weights). Three rows live either way.
@@ -202,8 +236,9 @@ Result launch_registers(const LaunchArgs& a) {
                             return f.dyadic.p >= 0 ? stencil_registers_kernel<F, Finish::SharpenDyadic>
                                                    : stencil_registers_kernel<F, Finish::SharpenFloat>;
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
-                            return f.integer ? stencil_registers_kernel<F, Finish::UserInteger>
-                                             : stencil_registers_kernel<F, Finish::Swar4>;
+                            return f.integer          ? stencil_registers_kernel<F, Finish::UserInteger>
+                                   : f.planar.usable ? stencil_registers_kernel<F, Finish::UserPlanar>
+                                                     : stencil_registers_kernel<F, Finish::Swar4>;
                         else
                             return stencil_registers_kernel<F, Finish::Swar4>;
                     };

@@ -2,7 +2,9 @@
 // exhaustively: the multiply-shift division of box r=1 and the lane ranges each filter's bias keeps.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define TL_SWAR_HD __host__ __device__
@@ -76,6 +78,63 @@ TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, int d, c
     const std::int64_t lo = s.bias_units, hi = s.bias_units + 255;
     y = y < lo ? lo : (y > hi ? hi : y);
     return std::uint32_t(y) & 0xffu;
+}
+
+} // namespace tl::cuda::swar_math
+
+namespace tl::cuda::swar_math {
+
+// The user 3x3 kernel on RGBA8 with weights that have no integer form (UserKernel3Filter): a float
+// sum whose inputs are the channel bytes themselves. A byte p placed in the low bits of a float's
+// bit pattern (one PRMT, nothing else) is the denormal p * 2^-149, and FFMA takes denormals at full
+// rate when nothing flushes them (fma.rn.f32 without .ftz). So the weights are scaled by 2^e
+// (exact: a power of two), which makes every product w 2^e * p 2^-149 = w p 2^(e-149) a normal
+// float of ordinary precision, and the finish multiplies by scale * 2^(149-e):
+//   out255 = out_scale * (acc_bias + sum w_e[k] * bits(p_k)) = scale * sum w p + 255 bias,
+// with acc_bias = 255 bias / out_scale, so one FFMA on 2^23 rounds the result to the byte
+// (to nearest; the reference rounds its float result half up: they can differ by 1 LSB within float
+// error of a half, as the other float paths can). e puts the largest |weight| just below 2^126.
+// Usable when every weight, scale and bias is finite, scale and some weight are non-zero and the
+// derived factors are finite; otherwise `usable` stays false and the plain float window runs.
+struct UserPlanarForm {
+    bool usable = false;
+    float w[9] = {};
+    float out_scale = 0.0f;
+    float acc_bias = 0.0f;
+};
+
+inline UserPlanarForm user_planar_form(const float (&weights)[9], float scale, float bias) {
+    UserPlanarForm r;
+    float big = 0.0f;
+    for (float w : weights) {
+        if (!std::isfinite(w)) return r;
+        big = std::fmax(big, std::fabs(w));
+    }
+    if (!std::isfinite(scale) || !std::isfinite(bias) || scale == 0.0f || big == 0.0f) return r;
+    int ex = 0;
+    (void)std::frexp(big, &ex);  // big < 2^ex
+    const int e = 126 - ex;
+    for (int i = 0; i < 9; ++i) r.w[i] = std::ldexp(weights[i], e);
+    r.out_scale = std::ldexp(scale, 149 - e);
+    r.acc_bias = 255.0f * bias / r.out_scale;
+    r.usable = std::isfinite(r.out_scale) && r.out_scale != 0.0f && std::isfinite(r.acc_bias);
+    return r;
+}
+
+// The host's twin of the device sum (UserKernel3Filter::planar4), in the same order, for one
+// channel of one output: p = the 3x3 window's bytes, row-major. Returns the stored byte.
+inline std::uint32_t user_planar_byte(const UserPlanarForm& f, const std::uint32_t (&p)[9]) {
+    float a = f.acc_bias;
+    for (int k = 0; k < 9; ++k) {
+        float v;
+        std::memcpy(&v, &p[k], sizeof v);  // the byte as a denormal
+        a = std::fma(f.w[k], v, a);
+    }
+    const float rounded = std::fma(f.out_scale, a, 8388608.0f);
+    const float clamped = std::fmin(std::fmax(rounded, 8388608.0f), 8388608.0f + 255.0f);
+    std::uint32_t bits;
+    std::memcpy(&bits, &clamped, sizeof bits);
+    return bits & 0xffu;
 }
 
 } // namespace tl::cuda::swar_math

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 
 namespace {
 
@@ -127,6 +128,68 @@ TEST(SwarRounding, SharpenDyadicFinishIsExactWhereItIsUsed) {
     EXPECT_GE(sharpen_dyadic(1.5f).p, 0);
     EXPECT_LT(sharpen_dyadic(0.3f).p, 0);  // not dyadic: the float finish
     EXPECT_GT(accepted, 3);
+}
+
+// The user 3x3 kernel's float form over raw bytes (swar_math::UserPlanarForm, which `registers`
+// runs for weights without an integer form): against the exact result scale * sum(w p) + 255 bias
+// rounded half up, on random windows, extreme windows and weight sets of several magnitudes. It
+// may differ by 1 LSB where the exact result lies within float error of a half (the check's
+// tolerance), and must match exactly everywhere else. This also fails if the host flushes
+// denormals (every byte would read as 0).
+TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
+    struct Case {
+        float w[9];
+        float scale, bias;
+    };
+    const Case cases[] = {
+        {{0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f}, 1.5f, 0.25f},  // check's "frac"
+        {{0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f}, 1.0f, 0.0f},
+        {{-0.3f, 0.7f, -0.3f, 1.1f, 3.3f, 1.1f, -0.3f, 0.7f, -0.3f}, 1.0f / 7.0f, 0.1f},
+        {{1e-6f, 3e-6f, 1e-6f, 3e-6f, 7e-6f, 3e-6f, 1e-6f, 3e-6f, 1e-6f}, 37000.0f, -0.05f},
+        {{250.3f, -250.3f, 0.0f, 17.1f, -17.1f, 0.0f, 0.0f, 0.0f, 0.01f}, 0.003f, 0.5f},
+    };
+    std::mt19937 rng(1234);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (const Case& c : cases) {
+        const UserPlanarForm f = user_planar_form(c.w, c.scale, c.bias);
+        ASSERT_TRUE(f.usable);
+        long away_from_half = 0;
+        auto one = [&](const std::uint32_t (&p)[9]) {
+            double v = 255.0 * double(c.bias), magnitude = std::fabs(v);
+            for (int k = 0; k < 9; ++k) {
+                const double term = double(c.scale) * double(c.w[k]) * double(p[k]);
+                v += term;
+                magnitude += std::fabs(term);
+            }
+            const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
+            const double got = double(user_planar_byte(f, p));
+            ASSERT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
+            // Float error of the sum: well under 1e-6 of the terms' magnitudes.
+            if (std::fabs(v - std::floor(v) - 0.5) > 1e-5 * magnitude + 1e-6) {
+                ASSERT_EQ(got, want) << "exact value " << v;
+                ++away_from_half;
+            }
+        };
+        for (int n = 0; n < 200000; ++n) {
+            std::uint32_t p[9];
+            for (auto& b : p) b = std::uint32_t(byte(rng));
+            one(p);
+        }
+        for (std::uint32_t fill : {0u, 1u, 128u, 254u, 255u}) {
+            std::uint32_t p[9];
+            for (auto& b : p) b = fill;
+            one(p);
+        }
+        EXPECT_GT(away_from_half, 100000);
+    }
+    // Where the form cannot hold the kernel, the plain float window runs.
+    const float zeros[9] = {};
+    const float nan_w[9] = {0.1f, std::nanf(""), 0, 0, 0, 0, 0, 0, 0};
+    const float ok[9] = {0.1f, 0, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_FALSE(user_planar_form(zeros, 1.0f, 0.0f).usable);
+    EXPECT_FALSE(user_planar_form(nan_w, 1.0f, 0.0f).usable);
+    EXPECT_FALSE(user_planar_form(ok, 0.0f, 0.0f).usable);
+    EXPECT_FALSE(user_planar_form(ok, INFINITY, 0.0f).usable);
 }
 
 } // namespace
