@@ -42,7 +42,9 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "for the threads next to it (5 rows read per 3 written). Filters with integer weights "
      "(box, Sobel, Laplacian, sharpen, emboss, and user kernels whose weights are integers or "
      "dyadic fractions) sum in 16-bit integer lanes, two channels per register; other user "
-     "kernels in float, which needs 95 registers and is slower here than on tma. Wider filters "
+     "kernels sum in float one channel at a time, each byte taken as the float with those bits "
+     "(the denormal p x 2^-149, one PRMT and no conversion) against weights scaled by a power of "
+     "two (64 registers; all channels at once needed 95). Wider filters "
      "and RGBA32F are not offered: the window holds 3 rows of 6 packed pixels.",
      {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
