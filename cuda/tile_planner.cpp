@@ -139,4 +139,27 @@ TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
     return p;
 }
 
+StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots) {
+    StreamSegments p;
+    const int units = std::max(1, (height + unit_rows - 1) / unit_rows);  // steps per strip
+    const int segs = std::clamp(slots / std::max(strips, 1), 1, units);
+    const int per_seg = (units + segs - 1) / segs;  // steps per segment of the even cut
+    p.seg_h = per_seg * unit_rows;
+    p.segs1 = (units + per_seg - 1) / per_seg;
+    p.split_row = height;
+    p.seg2_h = p.seg_h;
+    p.per_strip = p.segs1;
+    if (per_seg >= kStreamTailSteps) {
+        constexpr int kTailSegments = 4;
+        const int big = std::max(1, units * 9 / (10 * p.segs1));  // steps per resident segment
+        const int tail_units = units - big * p.segs1;
+        const int tail_seg = (tail_units + kTailSegments - 1) / kTailSegments;
+        p.seg_h = big * unit_rows;
+        p.split_row = p.segs1 * p.seg_h;
+        p.seg2_h = tail_seg * unit_rows;
+        p.per_strip = p.segs1 + (tail_units + tail_seg - 1) / tail_seg;
+    }
+    return p;
+}
+
 } // namespace tl::cuda

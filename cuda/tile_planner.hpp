@@ -110,4 +110,21 @@ int max_tma_tile_w(PixelFormat f, int radius);
 // box row (N pixels for FORMAT)"; said by can_run before launch and by the launchers.
 std::string tma_no_room_reason(PixelFormat f, int radius);
 
+// How the column-streaming kernels cut each strip into vertical segments, one CTA per (strip,
+// segment). The first `segs1` segments are seg_h rows each and end at split_row; the rows below it
+// are cut into segments of seg2_h rows (the last one shorter where it reaches the image's end).
+// All rows counts are multiples of `unit_rows` (the kernel's step) except where the image ends.
+struct StreamSegments {
+    int seg_h = 0, segs1 = 0, split_row = 0, seg2_h = 0;
+    int per_strip = 0;  // segments per strip: the grid is strips x per_strip CTAs
+};
+// Even cut: as many segments per strip as leave every CTA a resident slot (slots = CTAs per SM x
+// SMs), each paying its warm-up once. Where those segments would run for at least
+// kStreamTailSteps steps, a tail: the resident wave takes 90 % of each strip in long segments and
+// the rest follows as 4 short segments per strip, which the GPU starts on the slots that free up
+// first, so the SMs end closer together (the even cut leaves some SMs idle from the start where
+// strips x segments falls short of the slots, and the last CTA sets the time).
+inline constexpr int kStreamTailSteps = 48;
+StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots);
+
 } // namespace tl::cuda

@@ -87,4 +87,21 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     run_matrix(cfg);
 }
 
+// 8K: the Gaussian stream's segment plan there is a resident wave of long segments and a tail of
+// short ones (tile_planner's plan_stream_segments); 4K and the small sizes only cut evenly. The
+// Gaussian cases of the two-block and four-block windows (sigma 0.5 and 3) on tma, clamp and
+// mirror, with and without the fused chain (the 8K reference takes seconds per row on the CPU).
+TEST(CheckMatrix8K, TmaGaussianStreamTailSegmentsMatchReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{7680, 4320}};
+    cfg.formats = {tl::PixelFormat::RGBA8};
+    cfg.mechanisms = {tl::cuda::Mechanism::Tma};
+    cfg.borders = {tl::Border::Clamp, tl::Border::Mirror};
+    std::erase_if(cfg.cases, [](const tl::cmd::CheckCase& c) {
+        return c.params.kind != tl::FilterKind::Gaussian || (c.params.sigma != 0.5f && c.params.sigma != 3.0f);
+    });
+    ASSERT_EQ(cfg.cases.size(), 2u);
+    run_matrix(cfg);
+}
+
 } // namespace

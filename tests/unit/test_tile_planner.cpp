@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 namespace {
@@ -176,6 +178,43 @@ TEST(TmaPlanner, EachRequestRuleNamesItself) {
         EXPECT_FALSE(p.ok) << c.what;
         EXPECT_TRUE(contains(p.reason, c.expect)) << c.what << ": got \"" << p.reason << "\"";
     }
+}
+
+// The column-streaming kernels' segments (plan_stream_segments): every image row belongs to exactly
+// one segment of each strip, segments start on a step boundary, no segment is empty, and the
+// layouts the H100 measurements chose come out: an even cut at 1080p and 4K, a tail at 8K.
+TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
+    struct Case { int height, unit, strips, slots; };
+    const Case cases[] = {{1, 8, 1, 660},      {7, 8, 3, 660},     {1080, 8, 30, 660}, {2160, 8, 60, 660},
+                          {4320, 8, 120, 660}, {4320, 8, 60, 660}, {16384, 8, 2, 4},   {2160, 16, 30, 396},
+                          {9, 8, 1000, 10},    {4097, 8, 1, 1}};
+    for (const Case& c : cases) {
+        const std::string what = std::to_string(c.height) + " rows, unit " + std::to_string(c.unit) + ", " +
+                                 std::to_string(c.strips) + " strips, " + std::to_string(c.slots) + " slots";
+        const tl::cuda::StreamSegments p = tl::cuda::plan_stream_segments(c.height, c.unit, c.strips, c.slots);
+        ASSERT_GT(p.per_strip, 0) << what;
+        int next = 0;  // the kernel's rule (tma_gauss_stream.cu): ys, ye per segment
+        for (int seg = 0; seg < p.per_strip; ++seg) {
+            const int ys = seg < p.segs1 ? seg * p.seg_h : p.split_row + (seg - p.segs1) * p.seg2_h;
+            const int ye = seg < p.segs1 ? std::min(p.split_row, ys + p.seg_h) : std::min(c.height, ys + p.seg2_h);
+            ASSERT_EQ(ys, next) << what << ", segment " << seg;
+            ASSERT_GT(ye, ys) << what << ", segment " << seg << " is empty";
+            ASSERT_EQ(ys % c.unit, 0) << what << ", segment " << seg;
+            next = ye;
+        }
+        EXPECT_EQ(next, c.height) << what;
+    }
+    // 4K (60 strips of 64 columns, 660 slots): 11 even segments of 25 steps, one wave.
+    const auto k4 = tl::cuda::plan_stream_segments(2160, 8, 60, 660);
+    EXPECT_EQ(k4.per_strip, 11);
+    EXPECT_EQ(k4.split_row, 2160);
+    EXPECT_LE(60 * k4.per_strip, 660);
+    // 8K (120 strips): 5 long segments of 97 steps, then 4 short ones of 14 steps.
+    const auto k8 = tl::cuda::plan_stream_segments(4320, 8, 120, 660);
+    EXPECT_EQ(k8.segs1, 5);
+    EXPECT_EQ(k8.seg_h, 97 * 8);
+    EXPECT_EQ(k8.per_strip, 9);
+    EXPECT_EQ(k8.seg2_h, 14 * 8);
 }
 
 } // namespace
