@@ -139,7 +139,7 @@ TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
     return p;
 }
 
-StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots) {
+StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots, int tail_min_units) {
     StreamSegments p;
     const int units = std::max(1, (height + unit_rows - 1) / unit_rows);  // steps per strip
     const int segs = std::clamp(slots / std::max(strips, 1), 1, units);
@@ -149,7 +149,7 @@ StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int s
     p.split_row = height;
     p.seg2_h = p.seg_h;
     p.per_strip = p.segs1;
-    if (per_seg >= kStreamTailSteps) {
+    if (per_seg >= tail_min_units) {
         constexpr int kTailSegments = 4;
         const int big = std::max(1, units * 9 / (10 * p.segs1));  // steps per resident segment
         const int tail_units = units - big * p.segs1;

@@ -125,6 +125,8 @@ struct StreamSegments {
 // first, so the SMs end closer together (the even cut leaves some SMs idle from the start where
 // strips x segments falls short of the slots, and the last CTA sets the time).
 inline constexpr int kStreamTailSteps = 48;
-StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots);
+inline constexpr int kStreamNoTail = 1 << 30;  // tail_min_units that keeps the even cut
+StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots,
+                                    int tail_min_units = kStreamTailSteps);
 
 } // namespace tl::cuda

@@ -107,6 +107,8 @@ struct Shape {
 struct StreamGeom {
     int width, height, radius;
     int strips, seg_h;        // strips across, output rows per vertical segment (a multiple of kBlockRows)
+    int segs1, split_row;     // segments 0 .. segs1 - 1 (seg_h rows each) end at split_row;
+    int seg2_h;               // below it, segments of seg2_h rows (plan_stream_segments)
     int ring_stages;          // K (a multiple of kStagesPerBlock: the ring holds whole blocks)
     std::uint32_t stage_bytes;
     std::uint32_t inv_n;      // floor(2^32 / n) + 1, n = (2R + 1)^2
@@ -155,8 +157,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
     const int seg = static_cast<int>(blockIdx.x) / g.strips;
     const int x0 = strip * kStripW;
-    const int ys = seg * g.seg_h;
-    const int ye = min(g.height, ys + g.seg_h);
+    const int ys = seg < g.segs1 ? seg * g.seg_h : g.split_row + (seg - g.segs1) * g.seg2_h;
+    const int ye = seg < g.segs1 ? min(g.split_row, ys + g.seg_h) : min(g.height, ys + g.seg2_h);
     const int blocks = (ye - ys + kBlockRows - 1) / kBlockRows;
     // Loaded row i (in ring order) is image row load_row0 + i; TMA zero-fills rows outside the
     // image. Output row y needs rows y - R - 1 (leaving) .. y + R (entering): loaded rows
@@ -531,12 +533,18 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // 16.7 -> 15.0, 8K 130.2 -> 122.7 (3: 35.9, 15.7, 129.4; 5: 37.8, 14.9, 125.9).
         if (kHalo <= 8) per_sm = std::min(per_sm, 4);
         // One CTA per (strip, segment), all resident at once: the strips are cut into as many
-        // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it).
-        const int slots = per_sm * dev.sm_count;
-        const int max_segs = (g.height + kBlockRows - 1) / kBlockRows;
-        const int segs = std::clamp(slots / g.strips, 1, max_segs);
-        g.seg_h = ((g.height + segs - 1) / segs + kBlockRows - 1) / kBlockRows * kBlockRows;
-        const int grid = g.strips * ((g.height + g.seg_h - 1) / g.seg_h);
+        // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it). Always
+        // the even cut: the Gaussian stream's tail of short segments (plan_stream_segments) was
+        // measured here too (H100, forced from 12 / 30 / 48 blocks per segment on): 8K r=4
+        // 110.7 -> 116.6-117.2 us, r=16 135.4 -> 134.8-136.2, r=32 201.8 -> 194.5; 4K within
+        // 0.5 us either way.
+        const StreamSegments plan =
+            plan_stream_segments(g.height, kBlockRows, g.strips, per_sm * dev.sm_count, kStreamNoTail);
+        g.seg_h = plan.seg_h;
+        g.segs1 = plan.segs1;
+        g.split_row = plan.split_row;
+        g.seg2_h = plan.seg2_h;
+        const int grid = g.strips * plan.per_strip;
         kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, out_map, f, g);
         return tma_launch_error("stencil_tma_kernel_box_stream");
     });

@@ -215,6 +215,12 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
     EXPECT_EQ(k8.seg_h, 97 * 8);
     EXPECT_EQ(k8.per_strip, 9);
     EXPECT_EQ(k8.seg2_h, 14 * 8);
+    // The Box stream keeps the even cut everywhere (kStreamNoTail): 8K r=4, 60 strips of 128
+    // columns, 4 CTAs per SM.
+    const auto box8 = tl::cuda::plan_stream_segments(4320, 8, 60, 528, tl::cuda::kStreamNoTail);
+    EXPECT_EQ(box8.split_row, 4320);
+    EXPECT_EQ(box8.per_strip, box8.segs1);
+    EXPECT_LE(60 * box8.per_strip, 528);
 }
 
 } // namespace
