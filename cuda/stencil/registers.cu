@@ -31,7 +31,7 @@ constexpr int kThreads = 128;
 // kernel 25.8 us), 4 / 3 / 2 rows: Sobel 35.9 / 32.7 / 34.8 us (72 / 64 / 56 registers),
 // Laplacian 28.8 / 27.6 / 29.5, sharpen a=0.3 30.6 / 28.9 / 29.8, emboss 29.1 / 28.4 / 27.9,
 // box r=1 30.2 / 28.6 / 28.4. Three rows: 8 blocks of 128 threads per SM for every filter but the
-// user kernel, and 5 rows read per 3 written.
+// user kernel's integer form (72 registers), and 5 rows read per 3 written.
 constexpr int kRows = 3;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
@@ -143,7 +143,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     }
     // The integer form (filters.cuh, namespace swar): each row's 6 pixels unpacked once into (R, B)
     // and (G, 0) 16-bit lanes (the user kernel's form: (R, B) and pairs of neighbours' G); else
-    // the float window (user kernels with other weights). Three rows live either way.
+    // the float window of all channels (user kernels that neither form holds: a zero scale,
+    // weights that are not finite). Three rows live either way.
     constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger;
     using Row = std::conditional_t<kFinish == Finish::UserInteger, UserKernel3Filter::IntRow,
                                    std::conditional_t<kInteger, swar::Row, float4[6]>>;

@@ -1,9 +1,12 @@
 // The correctness matrix (same code as `tilelab check`) as gtests: one test per mechanism on the
-// edge-straddling sizes with both formats, and the 4K RGBA8 case for every mechanism.
+// edge-straddling sizes with both formats, the 4K RGBA8 case for every mechanism, the user 3x3
+// kernel's weight forms, and the Gaussian stream's 8K segment plan.
 #include "commands/check_core.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -84,6 +87,27 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     auto cfg = tl::cmd::default_check_config();
     cfg.sizes = {{3840, 2160}};
     cfg.formats = {tl::PixelFormat::RGBA8};
+    run_matrix(cfg);
+}
+
+// The user 3x3 kernel's weight forms on every mechanism (registers runs three: integer weights,
+// the per-channel float form over raw bytes, and the all-channel float window where neither holds,
+// here a zero scale): weights spanning orders of magnitude scale the float form's exponent both ways.
+TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{17, 9}, {129, 65}, {40, 70}};
+    cfg.cases.clear();
+    auto add = [&](const char* label, std::array<float, 9> w, float scale, float bias) {
+        tl::FilterParams p{.kind = tl::FilterKind::UserKernel};
+        p.user_size = 3;
+        std::copy(w.begin(), w.end(), p.user.begin());
+        p.user_scale = scale;
+        p.user_bias = bias;
+        cfg.cases.push_back({label, p});
+    };
+    add("user tiny weights", {1e-4f, 3e-4f, 1e-4f, 3e-4f, 7.7e-4f, 3e-4f, 1e-4f, 3e-4f, 1e-4f}, 420.0f, -0.05f);
+    add("user large weights", {100.3f, -50.7f, 0.0f, 33.3f, -80.1f, 2.5f, 0.0f, 0.1f, -4.4f}, 1.0f / 400.0f, 0.5f);
+    add("user zero scale", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, 0.3f);
     run_matrix(cfg);
 }
 
