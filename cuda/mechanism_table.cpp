@@ -93,7 +93,9 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "two streaming kernels ignore the tile size (and take the tile path when a TMA store is "
      "asked for). The RGBA8 3x3 filters (Sobel, Laplacian, sharpen, emboss, box "
      "r=1) are computed on the bytes in integers, two channels per 32-bit register, with column "
-     "sums shared by neighbouring outputs; only Sobel's magnitude and sharpen's amount use float.",
+     "sums shared by neighbouring outputs; only Sobel's magnitude and sharpen's amount use float. "
+     "A user 3x3 kernel sums in float one channel at a time over the raw bytes (each byte read as "
+     "the denormal float with its bits, as on `registers`).",
      {.tile = true, .stages = true, .tma_store = true}},
     {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
      "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "

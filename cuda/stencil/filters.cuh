@@ -601,7 +601,7 @@ decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
             u.scale = f.scale;
             u.bias = f.bias;
             u.set_integer_form();
-            if (!u.integer) u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);
+            u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);  // `registers` prefers `integer`
             return fn(u);
         }
     }

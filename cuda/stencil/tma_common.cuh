@@ -478,6 +478,77 @@ __device__ __forceinline__ void compute_tile_swar(const Filter& f, const std::ui
     }
 }
 
+// The user 3x3 kernel on RGBA8 in its float form over raw bytes (UserKernel3Filter::planar4), on
+// the same work items: channel by channel, each box row read again per channel (three shared
+// loads) and its bytes taken as denormal floats (one PRMT each), a 3-row window of 6 floats
+// sliding down; the outputs' words fill in one byte per channel. The all-channel float window
+// (compute_tile_fixed below) held 3 rows x 6 pixels x 3 channels as floats.
+template <class Filter>
+__device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
+                                                         int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
+    using Pixel = tl::cuda::dev::PixelRGBA8;
+    using User = tl::cuda::dev::UserKernel3Filter;
+    constexpr int kHl = kHaloLeft<Pixel, 1>;  // 4: the outputs' 16-byte chunk
+    const int groups = g.tile_w / 4;
+    const int runs = (g.tile_h + kRowsPerItem - 1) / kRowsPerItem;
+    const int rows_left = g.height - y0;
+    for (int item = tid; item < groups * runs; item += nthreads) {
+        const int ry = item / groups;
+        const int lx = (item - ry * groups) * 4;
+        const int ly0 = ry * kRowsPerItem;
+        if (!staging && (ly0 >= rows_left || x0 + lx >= g.width)) continue;
+        const std::uint32_t* col = tile + ly0 * g.box_stride + lx;
+        const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
+        std::uint32_t out[kRowsPerItem][4];
+        auto channel = [&](auto cc) {
+            constexpr int C = decltype(cc)::value;
+            auto load = [&](int i, float (&d)[6]) {
+                const std::uint32_t* src = col + i * g.box_stride;
+                const uint4 q = *reinterpret_cast<const uint4*>(src + kHl);
+                d[0] = User::byte_denormal<C>(src[kHl - 1]);
+                d[1] = User::byte_denormal<C>(q.x);
+                d[2] = User::byte_denormal<C>(q.y);
+                d[3] = User::byte_denormal<C>(q.z);
+                d[4] = User::byte_denormal<C>(q.w);
+                d[5] = User::byte_denormal<C>(src[kHl + 4]);
+            };
+            float win[3][6];
+            load(0, win[0]);
+            load(1, win[1]);
+#pragma unroll
+            for (int step = 0; step < kRowsPerItem; ++step) {
+                if (step >= rows) break;
+                load(step + 2, win[(step + 2) % 3]);
+                std::uint32_t centre[4] = {};
+                if constexpr (C == 0) {  // alpha from the centre pixels
+                    const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 1) * g.box_stride + kHl);
+                    centre[0] = q.x;
+                    centre[1] = q.y;
+                    centre[2] = q.z;
+                    centre[3] = q.w;
+                }
+                f.template planar4<C>(win[step % 3], win[(step + 1) % 3], win[(step + 2) % 3], centre, out[step]);
+            }
+        };
+        channel(std::integral_constant<int, 0>{});
+        channel(std::integral_constant<int, 1>{});
+        channel(std::integral_constant<int, 2>{});
+#pragma unroll
+        for (int step = 0; step < kRowsPerItem; ++step) {
+            if (step >= rows) break;
+            const int ly = ly0 + step;
+            tl::cuda::dev::finish4(f, out[step]);
+            if (staging) {
+                *reinterpret_cast<uint4*>(staging + ly * g.tile_w + lx) =
+                    make_uint4(out[step][0], out[step][1], out[step][2], out[step][3]);
+            } else {
+                if (ly >= rows_left) break;
+                store4<Pixel>(g, x0 + lx, y0 + ly, out[step]);
+            }
+        }
+    }
+}
+
 template <class Filter, class Pixel>
 __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                                    int x0, int y0, int tid, int nthreads,
@@ -534,7 +605,11 @@ __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typena
 }
 
 // Picks the compute path for a filter type: separable, fixed-radius register window, or plain.
-template <class Filter, class Pixel, class Sync>
+// kUserPlanar: the user 3x3 kernel on RGBA8 in its float form over raw bytes (tma); false keeps
+// the register ring of compute_tile_fixed (tma_ws, cluster). H100 4K clamp, ring -> this form:
+// tma 38.6 -> 35.3 us (non-dyadic weights 39.2 -> 35.0), tma_ws 42.8 -> 44.5 (42.9 -> 45.9),
+// cluster 67.9 -> 69.6.
+template <class Filter, class Pixel, bool kUserPlanar = true, class Sync>
 __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                             int x0, int y0, int tid, int nthreads,
                                             typename Pixel::Storage* staging, float4* vbuf, Sync sync);
@@ -707,7 +782,7 @@ __device__ __forceinline__ void compute_tile_separable(const Filter& f, const ty
     }
 }
 
-template <class Filter, class Pixel, class Sync>
+template <class Filter, class Pixel, bool kUserPlanar, class Sync>
 __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                             int x0, int y0, int tid, int nthreads,
                                             typename Pixel::Storage* staging, float4* vbuf, Sync sync) {
@@ -716,7 +791,17 @@ __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixe
         if (band_mma::fits(g.radius, g.tile_w)) return band_mma::gaussian_tile(f, tile, g, x0, y0, tid, nthreads, staging, sync);
     if constexpr (IsSeparable<tl::cuda::dev::base_filter_t<Filter>>::value)
         compute_tile_separable<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging, vbuf, sync);
-    else if constexpr (FixedRadius<Filter>)
+    else if constexpr (kUserPlanar &&
+                       std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel3Filter> &&
+                       std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8>) {
+        // The user 3x3 kernel's float form over raw bytes; weights it cannot hold (a zero scale,
+        // weights that are not finite) per pixel. Not the register ring of compute_tile_fixed: with
+        // both, the kernel took 118 registers (tma), with this form alone 80, with the ring 98.
+        if (f.planar.usable)  // uniform: a kernel parameter
+            compute_tile_user_planar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
+        else
+            compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
+    } else if constexpr (FixedRadius<Filter>)
         compute_tile_fixed<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
     else
         compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
