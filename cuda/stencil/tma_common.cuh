@@ -478,6 +478,36 @@ __device__ __forceinline__ void compute_tile_swar(const Filter& f, const std::ui
     }
 }
 
+// The RGBA8 3x3 work items of a tile (4 adjacent outputs x kRowsPerItem rows) that this thread
+// takes: fn(lx, ly0, col) with col the item's first box row (its top-left output's window corner).
+// Items wholly below the image or right of it are skipped unless the outputs go to `staging`.
+template <class Fn>
+__device__ __forceinline__ void for_each_item4(const std::uint32_t* tile, const TileGeom& g, int x0, int y0, int tid,
+                                               int nthreads, bool staged, Fn&& fn) {
+    const int groups = g.tile_w / 4;
+    const int runs = (g.tile_h + kRowsPerItem - 1) / kRowsPerItem;
+    for (int item = tid; item < groups * runs; item += nthreads) {
+        const int ry = item / groups;
+        const int lx = (item - ry * groups) * 4;
+        const int ly0 = ry * kRowsPerItem;
+        if (!staged && (ly0 >= g.height - y0 || x0 + lx >= g.width)) continue;
+        fn(lx, ly0, tile + ly0 * g.box_stride + lx);
+    }
+}
+
+// Output row ly of an item, 4 finished RGBA8 pixels: into `staging` (row pitch tile_w) or to the
+// image. False once the row lies below the image (the item's later rows do too).
+__device__ __forceinline__ bool put_item_row4(const TileGeom& g, std::uint32_t* staging, int x0, int y0, int lx, int ly,
+                                              const std::uint32_t (&out)[4]) {
+    if (staging) {
+        *reinterpret_cast<uint4*>(staging + ly * g.tile_w + lx) = make_uint4(out[0], out[1], out[2], out[3]);
+        return true;
+    }
+    if (y0 + ly >= g.height) return false;
+    store4<tl::cuda::dev::PixelRGBA8>(g, x0 + lx, y0 + ly, out);
+    return true;
+}
+
 // The user 3x3 kernel on RGBA8 in its float form over raw bytes (UserKernel3Filter::planar4), on
 // the same work items: channel by channel, each box row read again per channel (three shared
 // loads) and its bytes taken as denormal floats (one PRMT each), a 3-row window of 6 floats
@@ -486,18 +516,9 @@ __device__ __forceinline__ void compute_tile_swar(const Filter& f, const std::ui
 template <class Filter>
 __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
                                                          int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
-    using Pixel = tl::cuda::dev::PixelRGBA8;
     using User = tl::cuda::dev::UserKernel3Filter;
-    constexpr int kHl = kHaloLeft<Pixel, 1>;  // 4: the outputs' 16-byte chunk
-    const int groups = g.tile_w / 4;
-    const int runs = (g.tile_h + kRowsPerItem - 1) / kRowsPerItem;
-    const int rows_left = g.height - y0;
-    for (int item = tid; item < groups * runs; item += nthreads) {
-        const int ry = item / groups;
-        const int lx = (item - ry * groups) * 4;
-        const int ly0 = ry * kRowsPerItem;
-        if (!staging && (ly0 >= rows_left || x0 + lx >= g.width)) continue;
-        const std::uint32_t* col = tile + ly0 * g.box_stride + lx;
+    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 1>;  // 4: the outputs' 16-byte chunk
+    for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
         const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
         std::uint32_t out[kRowsPerItem][4];
         auto channel = [&](auto cc) {
@@ -536,17 +557,10 @@ __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const 
 #pragma unroll
         for (int step = 0; step < kRowsPerItem; ++step) {
             if (step >= rows) break;
-            const int ly = ly0 + step;
             tl::cuda::dev::finish4(f, out[step]);
-            if (staging) {
-                *reinterpret_cast<uint4*>(staging + ly * g.tile_w + lx) =
-                    make_uint4(out[step][0], out[step][1], out[step][2], out[step][3]);
-            } else {
-                if (ly >= rows_left) break;
-                store4<Pixel>(g, x0 + lx, y0 + ly, out[step]);
-            }
+            if (!put_item_row4(g, staging, x0, y0, lx, ly0 + step, out[step])) break;
         }
-    }
+    });
 }
 
 template <class Filter, class Pixel>
