@@ -114,9 +114,22 @@ std::string tma_no_room_reason(PixelFormat f, int radius);
 // segment). The first `segs1` segments are seg_h rows each and end at split_row; the rows below it
 // are cut into segments of seg2_h rows (the last one shorter where it reaches the image's end).
 // All rows counts are multiples of `unit_rows` (the kernel's step) except where the image ends.
+struct SegmentRows {
+    int begin, end;  // output rows [begin, end)
+};
 struct StreamSegments {
     int seg_h = 0, segs1 = 0, split_row = 0, seg2_h = 0;
     int per_strip = 0;  // segments per strip: the grid is strips x per_strip CTAs
+    // The rows of segment `seg` (0 .. per_strip - 1) in an image `height` rows tall: the one rule
+    // the stream kernels (constexpr, so device code calls it too) and the tests use.
+    constexpr SegmentRows rows(int seg, int height) const {
+        if (seg < segs1) {
+            const int b = seg * seg_h;
+            return {b, b + seg_h < split_row ? b + seg_h : split_row};
+        }
+        const int b = split_row + (seg - segs1) * seg2_h;
+        return {b, b + seg2_h < height ? b + seg2_h : height};
+    }
 };
 // Even cut: as many segments per strip as leave every CTA a resident slot (slots = CTAs per SM x
 // SMs), each paying its warm-up once. Where those segments would run for at least

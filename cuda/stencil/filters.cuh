@@ -532,8 +532,8 @@ struct UserKernel3Filter {
             out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
         }
     }
-    // RGBA8 float form for the other weights (swar_math::UserPlanarForm; `registers` runs it where
-    // `planar.usable`): one channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9
+    // RGBA8 float form for any weights (swar_math::UserPlanarForm; where `planar.usable`,
+    // `registers` runs it for weights without the integer form, `tma` on its tiles for all): one channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9
     // FFMA per output and channel on weights scaled by 2^e, one FFMA on 2^23 to round. Three rows
     // of one channel (18 floats) live at a time instead of three rows of every channel (54).
     swar_math::UserPlanarForm planar{};
@@ -568,6 +568,38 @@ struct UserKernel3Filter {
             else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
             else out[i] = __byte_perm(out[i], bits, 0x3410u);
         }
+    }
+    // One work item of 4 adjacent outputs x `rows` (<= kRows) output rows in this form: channels
+    // R, G, B in turn, each sliding its own 3-row window of byte_denormal floats down input rows
+    // 0 .. rows + 1, so that out[step] fills in one byte per channel. row(i, px) gives input row
+    // i's pixels x - 1 .. x + 4; centre(step, c) the 4 centre pixels of output row `step` (asked
+    // for channel R only: their alpha goes with the first byte).
+    template <int kRows, class RowFn, class CentreFn>
+    __device__ __forceinline__ void planar_item(int rows, RowFn&& row, CentreFn&& centre,
+                                                std::uint32_t (&out)[kRows][4]) const {
+        auto channel = [&](auto cc) {
+            constexpr int C = decltype(cc)::value;
+            auto load = [&](int i, float (&d)[6]) {
+                std::uint32_t px[6];
+                row(i, px);
+#pragma unroll
+                for (int k = 0; k < 6; ++k) d[k] = byte_denormal<C>(px[k]);
+            };
+            float win[3][6];
+            load(0, win[0]);
+            load(1, win[1]);
+#pragma unroll
+            for (int step = 0; step < kRows; ++step) {
+                if (step >= rows) break;
+                load(step + 2, win[(step + 2) % 3]);
+                std::uint32_t c[4] = {};
+                if constexpr (C == 0) centre(step, c);
+                planar4<C>(win[step % 3], win[(step + 1) % 3], win[(step + 2) % 3], c, out[step]);
+            }
+        };
+        channel(std::integral_constant<int, 0>{});
+        channel(std::integral_constant<int, 1>{});
+        channel(std::integral_constant<int, 2>{});
     }
     template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);

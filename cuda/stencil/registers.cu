@@ -109,30 +109,21 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         }
     };
     if constexpr (kFinish == Finish::UserPlanar) {
-        // Channel by channel (R, G, B), each sliding its own 3-row window of byte_denormal floats
-        // down the kRows + 2 rows; the outputs' words fill in one byte per channel.
+        // Channel by channel (UserKernel3Filter::planar_item) over the kRows + 2 rows in registers.
         std::uint32_t out[kRows][4];
-        auto channel = [&](auto cc) {
-            constexpr int C = decltype(cc)::value;
-            float win[3][6];
-            auto unpack = [&](int i, float (&d)[6]) {
-                d[0] = UserKernel3Filter::byte_denormal<C>(left[i]);
+        f.template planar_item<kRows>(
+            kRows,
+            [&](int i, std::uint32_t (&px)[6]) {
+                px[0] = left[i];
 #pragma unroll
-                for (int k = 0; k < 4; ++k) d[k + 1] = UserKernel3Filter::byte_denormal<C>(raw[i][k]);
-                d[5] = UserKernel3Filter::byte_denormal<C>(right[i]);
-            };
-            unpack(0, win[0]);
-            unpack(1, win[1]);
+                for (int k = 0; k < 4; ++k) px[k + 1] = raw[i][k];
+                px[5] = right[i];
+            },
+            [&](int step, std::uint32_t (&c)[4]) {
 #pragma unroll
-            for (int step = 0; step < kRows; ++step) {
-                unpack(step + 2, win[(step + 2) % 3]);
-                f.template planar4<C>(win[step % 3], win[(step + 1) % 3], win[(step + 2) % 3], raw[step + 1],
-                                      out[step]);
-            }
-        };
-        channel(std::integral_constant<int, 0>{});
-        channel(std::integral_constant<int, 1>{});
-        channel(std::integral_constant<int, 2>{});
+                for (int k = 0; k < 4; ++k) c[k] = raw[step + 1][k];
+            },
+            out);
 #pragma unroll
         for (int step = 0; step < kRows; ++step) {
             if (y0 + step >= h) break;

@@ -106,9 +106,8 @@ struct Shape {
 
 struct StreamGeom {
     int width, height, radius;
-    int strips, seg_h;        // strips across, output rows per vertical segment (a multiple of kBlockRows)
-    int segs1, split_row;     // segments 0 .. segs1 - 1 (seg_h rows each) end at split_row;
-    int seg2_h;               // below it, segments of seg2_h rows (plan_stream_segments)
+    int strips;               // strips across
+    StreamSegments segments;  // each strip's vertical segments (plan_stream_segments)
     int ring_stages;          // K (a multiple of kStagesPerBlock: the ring holds whole blocks)
     std::uint32_t stage_bytes;
     std::uint32_t inv_n;      // floor(2^32 / n) + 1, n = (2R + 1)^2
@@ -157,8 +156,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
     const int seg = static_cast<int>(blockIdx.x) / g.strips;
     const int x0 = strip * kStripW;
-    const int ys = seg < g.segs1 ? seg * g.seg_h : g.split_row + (seg - g.segs1) * g.seg2_h;
-    const int ye = seg < g.segs1 ? min(g.split_row, ys + g.seg_h) : min(g.height, ys + g.seg2_h);
+    const SegmentRows seg_rows = g.segments.rows(seg, g.height);
+    const int ys = seg_rows.begin, ye = seg_rows.end;
     const int blocks = (ye - ys + kBlockRows - 1) / kBlockRows;
     // Loaded row i (in ring order) is image row load_row0 + i; TMA zero-fills rows outside the
     // image. Output row y needs rows y - R - 1 (leaving) .. y + R (entering): loaded rows
@@ -540,10 +539,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // 0.5 us either way.
         const StreamSegments plan =
             plan_stream_segments(g.height, kBlockRows, g.strips, per_sm * dev.sm_count, kStreamNoTail);
-        g.seg_h = plan.seg_h;
-        g.segs1 = plan.segs1;
-        g.split_row = plan.split_row;
-        g.seg2_h = plan.seg2_h;
+        g.segments = plan;
         const int grid = g.strips * plan.per_strip;
         kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, out_map, f, g);
         return tma_launch_error("stencil_tma_kernel_box_stream");

@@ -516,44 +516,30 @@ __device__ __forceinline__ bool put_item_row4(const TileGeom& g, std::uint32_t* 
 template <class Filter>
 __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
                                                          int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
-    using User = tl::cuda::dev::UserKernel3Filter;
     constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 1>;  // 4: the outputs' 16-byte chunk
     for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
         const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
         std::uint32_t out[kRowsPerItem][4];
-        auto channel = [&](auto cc) {
-            constexpr int C = decltype(cc)::value;
-            auto load = [&](int i, float (&d)[6]) {
+        f.template planar_item<kRowsPerItem>(
+            rows,
+            [&](int i, std::uint32_t (&px)[6]) {
                 const std::uint32_t* src = col + i * g.box_stride;
                 const uint4 q = *reinterpret_cast<const uint4*>(src + kHl);
-                d[0] = User::byte_denormal<C>(src[kHl - 1]);
-                d[1] = User::byte_denormal<C>(q.x);
-                d[2] = User::byte_denormal<C>(q.y);
-                d[3] = User::byte_denormal<C>(q.z);
-                d[4] = User::byte_denormal<C>(q.w);
-                d[5] = User::byte_denormal<C>(src[kHl + 4]);
-            };
-            float win[3][6];
-            load(0, win[0]);
-            load(1, win[1]);
-#pragma unroll
-            for (int step = 0; step < kRowsPerItem; ++step) {
-                if (step >= rows) break;
-                load(step + 2, win[(step + 2) % 3]);
-                std::uint32_t centre[4] = {};
-                if constexpr (C == 0) {  // alpha from the centre pixels
-                    const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 1) * g.box_stride + kHl);
-                    centre[0] = q.x;
-                    centre[1] = q.y;
-                    centre[2] = q.z;
-                    centre[3] = q.w;
-                }
-                f.template planar4<C>(win[step % 3], win[(step + 1) % 3], win[(step + 2) % 3], centre, out[step]);
-            }
-        };
-        channel(std::integral_constant<int, 0>{});
-        channel(std::integral_constant<int, 1>{});
-        channel(std::integral_constant<int, 2>{});
+                px[0] = src[kHl - 1];
+                px[1] = q.x;
+                px[2] = q.y;
+                px[3] = q.z;
+                px[4] = q.w;
+                px[5] = src[kHl + 4];
+            },
+            [&](int step, std::uint32_t (&c)[4]) {
+                const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 1) * g.box_stride + kHl);
+                c[0] = q.x;
+                c[1] = q.y;
+                c[2] = q.z;
+                c[3] = q.w;
+            },
+            out);
 #pragma unroll
         for (int step = 0; step < kRowsPerItem; ++step) {
             if (step >= rows) break;

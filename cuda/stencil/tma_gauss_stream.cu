@@ -48,9 +48,8 @@ struct GaussStreamGeom {
     int width, height, radius;
     int halo_left;            // HL: box columns left of the strip
     int box_w;                // pixels per ring row (the TMA box width)
-    int strips, seg_h;        // strips across, output rows per segment (a multiple of kRows)
-    int segs1, split_row;     // segments 0 .. segs1 - 1 (seg_h rows each) end at split_row;
-    int seg2_h;               // below it, segments of seg2_h rows (plan_stream_segments)
+    int strips;               // strips across
+    StreamSegments segments;  // each strip's vertical segments (plan_stream_segments)
     int ring_stages;          // K
     std::uint32_t stage_bytes;
     Border border;
@@ -83,8 +82,8 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
     const int seg = static_cast<int>(blockIdx.x) / g.strips;
     const int x0 = strip * kStripW;
-    const int ys = seg < g.segs1 ? seg * g.seg_h : g.split_row + (seg - g.segs1) * g.seg2_h;
-    const int ye = seg < g.segs1 ? min(g.split_row, ys + g.seg_h) : min(g.height, ys + g.seg2_h);
+    const SegmentRows seg_rows = g.segments.rows(seg, g.height);
+    const int ys = seg_rows.begin, ye = seg_rows.end;
     const int steps = (ye - ys + kRows - 1) / kRows;
     const int nblocks = steps + W - 1;
     const int load_row0 = ys - R;
@@ -295,10 +294,7 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         // 1080p, so they keep the even cut.
         GaussStreamGeom gg = g;
         const StreamSegments plan = plan_stream_segments(gg.height, kRows, gg.strips, per_sm * dev.sm_count);
-        gg.seg_h = plan.seg_h;
-        gg.segs1 = plan.segs1;
-        gg.split_row = plan.split_row;
-        gg.seg2_h = plan.seg2_h;
+        gg.segments = plan;
         const int grid = gg.strips * plan.per_strip;
         kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(map, f, gg);
         return tma_launch_error("stencil_tma_kernel_gauss_stream");

@@ -193,10 +193,10 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
                                  std::to_string(c.strips) + " strips, " + std::to_string(c.slots) + " slots";
         const tl::cuda::StreamSegments p = tl::cuda::plan_stream_segments(c.height, c.unit, c.strips, c.slots);
         ASSERT_GT(p.per_strip, 0) << what;
-        int next = 0;  // the kernel's rule (tma_gauss_stream.cu): ys, ye per segment
+        int next = 0;
         for (int seg = 0; seg < p.per_strip; ++seg) {
-            const int ys = seg < p.segs1 ? seg * p.seg_h : p.split_row + (seg - p.segs1) * p.seg2_h;
-            const int ye = seg < p.segs1 ? std::min(p.split_row, ys + p.seg_h) : std::min(c.height, ys + p.seg2_h);
+            const tl::cuda::SegmentRows r = p.rows(seg, c.height);  // the kernels' rule
+            const int ys = r.begin, ye = r.end;
             ASSERT_EQ(ys, next) << what << ", segment " << seg;
             ASSERT_GT(ye, ys) << what << ", segment " << seg << " is empty";
             ASSERT_EQ(ys % c.unit, 0) << what << ", segment " << seg;
