@@ -143,16 +143,20 @@ StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int s
     StreamSegments p;
     const int units = std::max(1, (height + unit_rows - 1) / unit_rows);  // steps per strip
     const int segs = std::clamp(slots / std::max(strips, 1), 1, units);
-    const int per_seg = (units + segs - 1) / segs;  // steps per segment of the even cut
+    const int per_seg = (units + segs - 1) / segs;  // steps of the even cut's longest segments
+    // The even cut: segs segments of units / segs steps, the first units % segs of them one step
+    // longer, so no segment is shorter than another by more than one step.
+    const int q = units / segs, longer = units % segs;
     p.seg_h = per_seg * unit_rows;
-    p.segs1 = (units + per_seg - 1) / per_seg;
-    p.split_row = height;
-    p.seg2_h = p.seg_h;
-    p.per_strip = p.segs1;
+    p.segs1 = longer == 0 ? segs : longer;
+    p.split_row = longer == 0 ? height : longer * p.seg_h;
+    p.seg2_h = q * unit_rows;
+    p.per_strip = segs;
     if (per_seg >= tail_min_units) {
         constexpr int kTailSegments = 4;
-        const int big = std::max(1, units * 9 / (10 * p.segs1));  // steps per resident segment
-        const int tail_units = units - big * p.segs1;
+        p.segs1 = segs;
+        const int big = std::max(1, units * 9 / (10 * segs));  // steps per resident segment
+        const int tail_units = units - big * segs;
         const int tail_seg = (tail_units + kTailSegments - 1) / kTailSegments;
         p.seg_h = big * unit_rows;
         p.split_row = p.segs1 * p.seg_h;

@@ -43,6 +43,7 @@ constexpr int kThreads = 32 * kWarps;
 constexpr int kStripW = kWarps * band_mma::kStripW;  // 64 output columns per CTA
 constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
 constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
+constexpr int kMaxBoxW = 112;                        // pixels per ring row (launch_tma_gauss_stream)
 
 struct GaussStreamGeom {
     int width, height, radius;
@@ -71,6 +72,8 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
     __shared__ alignas(8) std::uint64_t empty[kMaxStages];
+    // Edge strips under clamp or mirror: the box column each box column reads (fold_cols).
+    __shared__ alignas(16) int colmap[kMaxBoxW];
     unsigned char* base = align128(smem_raw);
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
 
@@ -107,6 +110,16 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
         }
         fence_barrier_init();
     }
+    const bool fold_cols = g.border != Border::Zero && (bx < 0 || bx + BW > g.width);
+    if (fold_cols) {
+        // Sources are kept to the box's in-image columns: columns no stored output reads may fold
+        // anywhere, but never onto a column that is itself folded.
+        const int lo = max(0, -bx), hi = min(BW, g.width - bx) - 1;
+        for (int c = tid; c < BW; c += kThreads) {
+            const int x = bx + c;
+            colmap[c] = min(max(fold_coord(x, g.width, g.border) - bx, lo), hi);
+        }
+    }
     __syncthreads();
     int issued = 0;  // thread 0's count of blocks issued
     // At first only the window's W blocks: every CTA starts at once and waits for its window, so
@@ -119,7 +132,6 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     auto wait_through = [&](int b) { ring_wait.through(full, b); };
 
     const bool fold_rows = g.border != Border::Zero && (load_row0 < 0 || load_row0 + nblocks * kRows > g.height);
-    const bool fold_cols = g.border != Border::Zero && (bx < 0 || bx + BW > g.width);
     // Ring row of loaded row i (slot `slot` holds its block) under the border rule: rows outside
     // the image read the loaded row fold_coord names. For every row a stored output reads, that
     // row lies within the blocks the ring holds while block i / kRows enters (blocks
@@ -140,12 +152,13 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
         return ring + (slot * kRows + (i & (kRows - 1))) * BW;
     };
     // The lane's KH chunks of one box row: pixels lx + 16 j + 4t .. + 3, 16-byte loads (clamped
-    // to the row: columns past it meet zero weights only); per pixel, folded, where a chunk reaches
-    // past the image's left or right edge. Every CTA runs at once and the last to finish sets the
-    // kernel's time, so the edge strips' chunks that lie inside keep the 16-byte load (folding all
-    // of an edge strip's chunks per pixel cost ~150 instructions per warp and step, against ~260
-    // for the whole step elsewhere). Measured: sigma 3 41.2 -> 40.2-40.8 us; ncu's busiest SM
-    // 68.9 K -> 68.0 K active cycles, the mean 61 K: the edges were not the main imbalance.
+    // to the row: columns past it meet zero weights only); where a chunk reaches past the image's
+    // left or right edge, its four source columns from colmap (one 16-byte load) and four 4-byte
+    // loads. Every CTA runs at once and the last to finish sets the kernel's time, so the edge
+    // strips' chunks that lie inside keep the 16-byte load (folding all of an edge strip's chunks
+    // per pixel cost ~150 instructions per warp and step, against ~260 for the whole step
+    // elsewhere). Measured: sigma 3 41.2 -> 40.2-40.8 us; ncu's busiest SM 68.9 K -> 68.0 K active
+    // cycles, the mean 61 K.
     const int lx = warp * band_mma::kStripW;
     auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH]) {
 #pragma unroll
@@ -154,15 +167,8 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
             if (!fold_cols || (bx + c >= 0 && bx + c + 3 < g.width)) {
                 chunk[j] = *reinterpret_cast<const uint4*>(row + min(c, BW - 4));
             } else {
-                std::uint32_t v[4];
-#pragma unroll
-                for (int p = 0; p < 4; ++p) {
-                    int cc = min(c + p, BW - 1);
-                    const int x = bx + cc;
-                    if (x < 0 || x >= g.width) cc = min(max(fold_coord(x, g.width, g.border) - bx, 0), BW - 1);
-                    v[p] = row[cc];
-                }
-                chunk[j] = make_uint4(v[0], v[1], v[2], v[3]);
+                const int4 m = *reinterpret_cast<const int4*>(colmap + min(c, BW - 4));
+                chunk[j] = make_uint4(row[m.x], row[m.y], row[m.z], row[m.w]);
             }
         }
     };
@@ -321,7 +327,7 @@ std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperD
     // 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one quarter-warp
     // reads in a horizontal block fall in different banks.
     const int need = g.halo_left + kStripW + R;
-    g.box_w = need <= 80 ? 80 : 112;
+    g.box_w = need <= 80 ? 80 : kMaxBoxW;
     g.strips = (g.width + kStripW - 1) / kStripW;
     g.border = a.border;
     g.dst = a.dst.data;

@@ -203,12 +203,29 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
             next = ye;
         }
         EXPECT_EQ(next, c.height) << what;
+        // The even cut: one wave (strips x segments within the slots, or one segment per strip),
+        // and no segment more than one step longer than another.
+        const tl::cuda::StreamSegments even = tl::cuda::plan_stream_segments(c.height, c.unit, c.strips, c.slots,
+                                                                             tl::cuda::kStreamNoTail);
+        EXPECT_TRUE(even.per_strip == 1 || c.strips * even.per_strip <= c.slots) << what;
+        int shortest = 1 << 30, longest = 0;
+        for (int seg = 0; seg < even.per_strip; ++seg) {
+            const tl::cuda::SegmentRows r = even.rows(seg, c.height);
+            const int steps = (r.end - r.begin + c.unit - 1) / c.unit;
+            shortest = std::min(shortest, steps);
+            longest = std::max(longest, steps);
+        }
+        EXPECT_EQ(even.rows(even.per_strip - 1, c.height).end, c.height) << what;
+        EXPECT_LE(longest - shortest, 1) << what;
     }
-    // 4K (60 strips of 64 columns, 660 slots): 11 even segments of 25 steps, one wave.
+    // 4K (60 strips of 64 columns, 660 slots): 270 steps in 11 segments, 6 of 25 steps and 5 of
+    // 24, one wave.
     const auto k4 = tl::cuda::plan_stream_segments(2160, 8, 60, 660);
     EXPECT_EQ(k4.per_strip, 11);
-    EXPECT_EQ(k4.split_row, 2160);
-    EXPECT_LE(60 * k4.per_strip, 660);
+    EXPECT_EQ(k4.segs1, 6);
+    EXPECT_EQ(k4.seg_h, 25 * 8);
+    EXPECT_EQ(k4.seg2_h, 24 * 8);
+    EXPECT_EQ(k4.split_row, 6 * 25 * 8);
     // 8K (120 strips): 5 long segments of 97 steps, then 4 short ones of 14 steps.
     const auto k8 = tl::cuda::plan_stream_segments(4320, 8, 120, 660);
     EXPECT_EQ(k8.segs1, 5);
@@ -218,9 +235,10 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
     // The Box stream keeps the even cut everywhere (kStreamNoTail): 8K r=4, 60 strips of 128
     // columns, 4 CTAs per SM.
     const auto box8 = tl::cuda::plan_stream_segments(4320, 8, 60, 528, tl::cuda::kStreamNoTail);
-    EXPECT_EQ(box8.split_row, 4320);
-    EXPECT_EQ(box8.per_strip, box8.segs1);
-    EXPECT_LE(60 * box8.per_strip, 528);
+    EXPECT_EQ(box8.per_strip, 8);
+    EXPECT_EQ(box8.segs1, 4);  // 540 steps: 4 segments of 68, 4 of 67
+    EXPECT_EQ(box8.seg_h, 68 * 8);
+    EXPECT_EQ(box8.seg2_h, 67 * 8);
 }
 
 } // namespace
