@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace tl::cuda::detail {
 
@@ -44,6 +45,7 @@ constexpr int kStripW = kWarps * band_mma::kStripW;  // 64 output columns per CT
 constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
 constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
 constexpr int kMaxBoxW = 112;                        // pixels per ring row (launch_tma_gauss_stream)
+struct FoldTest {};  // load_chunks: test per chunk whether the strip reaches past an image edge
 
 struct GaussStreamGeom {
     int width, height, radius;
@@ -161,15 +163,29 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     // per pixel cost ~150 instructions per warp and step, against ~260 for the whole step
     // elsewhere). Measured: sigma 3 41.2 -> 40.2-40.8 us; ncu's busiest SM 68.9 K -> 68.0 K active
     // cycles, the mean 61 K.
+    // The chunks lie inside the row: lx + 16 j + 4t + 3 <= 48 + 16 (KH - 1) + 15 < BW for the
+    // shapes launch_tma_gauss_stream picks (KH = 3 only with 112-pixel rows).
+    // `fold`: std::true_type where this CTA's strip reaches past an image edge, std::false_type
+    // where it does not (W = 4: the two run a copy of the steps each, the second without the
+    // per-chunk test: H100 SASS of the (3, 4) kernel had 7 instructions per chunk with the test
+    // and its branch; with the copies 17.69 -> 16.48 M warp instructions, 95 -> 88 registers,
+    // 4K sigma 3 39.9 -> 38.8 us), FoldTest to test fold_cols per chunk (W < 4: a second copy of
+    // their unrolled steps took them from 66 to 70 and 68 to 80 registers, a CTA per SM fewer).
     const int lx = warp * band_mma::kStripW;
-    auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH]) {
+    auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH], auto fold) {
+        const auto* q = reinterpret_cast<const uint4*>(row + lx + 4 * t);
 #pragma unroll
         for (int j = 0; j < KH; ++j) {
             const int c = lx + 16 * j + 4 * t;
-            if (!fold_cols || (bx + c >= 0 && bx + c + 3 < g.width)) {
-                chunk[j] = *reinterpret_cast<const uint4*>(row + min(c, BW - 4));
+            bool inside = bx + c >= 0 && bx + c + 3 < g.width;
+            if constexpr (std::is_same_v<decltype(fold), FoldTest>)
+                inside = inside || !fold_cols;
+            else
+                inside = inside || !decltype(fold)::value;
+            if (inside) {
+                chunk[j] = q[4 * j];
             } else {
-                const int4 m = *reinterpret_cast<const int4*>(colmap + min(c, BW - 4));
+                const int4 m = *reinterpret_cast<const int4*>(colmap + c);
                 chunk[j] = make_uint4(row[m.x], row[m.y], row[m.z], row[m.w]);
             }
         }
@@ -178,6 +194,7 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     band_mma::Fragments<KH, W> fr;
     band_mma::make_fragments<KH, W>(filter.weights, R, HL, lane, fr);
 
+    auto run = [&](auto fold) {
     // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
     wait_through(W - 1);
     if (tid == 0)
@@ -186,7 +203,7 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
 #pragma unroll
     for (int q = 0; q < W - 1; ++q) {
         uint4 chunk[KH];
-        load_chunks(ring_row(q * kRows + gq, q), chunk);
+        load_chunks(ring_row(q * kRows + gq, q), chunk, fold);
         band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[q]);
     }
     int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
@@ -224,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
             wait_through(s + W - 1);
             {
                 uint4 chunk[KH];
-                load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk);
+                load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk, fold);
                 band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
             }
             enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
@@ -259,6 +276,15 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
             if (lane == 0) mbar_arrive(&empty[first_slot]);
             first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
         }
+    }
+    };
+    if constexpr (W >= 4) {
+        if (fold_cols)
+            run(std::true_type{});
+        else
+            run(std::false_type{});
+    } else {
+        run(FoldTest{});
     }
 #else
     (void)src_map; (void)filter; (void)g;
