@@ -11,7 +11,7 @@
 // 16 output columns lx..lx+15 and per block of 8 box rows rb..rb+7:
 //   horizontal  H[m, n] = sum_j  Ah_j[m, k] * B_j[k, n]          (16 x 8, KH k-blocks)
 //               Ah_j[m, k] = w[16 j + phys(k) - HL - m + R]      band of weights (0 outside)
-//               B_j[k, n]  = 1024 + tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16, exact)
+//               B_j[k, n]  = 2^-24 tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16 subnormal, exact)
 //   vertical    O[m, n] = sum_q  H[m, o + 8 q + k] * Bv_q[k, n]   (16 x 8 output rows o..o+7,
 //               Bv_q[k, n] = w[8 q + k - n]                       W blocks of 8 box rows, m16n8k8)
 // The output matrix of the first product is, register for register, the A operand of the
@@ -43,11 +43,16 @@
 // the B fragments of all three channels. The u8 -> fp16 conversion puts each byte under the
 // exponent of 1024 (one PRMT per two values); the 1024 * sum(weights) this adds to every sum is
 // taken off by starting the accumulator at -1024 * sum(fp16 weights).
+// Now: each byte p is the fp16 subnormal with its bits, p 2^-24 (the PRMT puts a zero byte above
+// it), exact, and the horizontal weights are scaled by 2^15 (w 2^15 <= 32768 < 65504), so a sum
+// is h 2^-9 with no bias to take off: the accumulator starts at zero (RZ), not at a register quad
+// copied every step (12 moves per step in the (3, 4) kernel). The vertical pass carries the
+// 2^-9 and the rounding multiplies it out (one FFMA per channel, as the FADD before).
 //
 // Error against the CPU reference (1 LSB tolerance): fp16 weights are within 2^-11 relative,
 // so each pass moves a result by at most 255 * 2^-11 = 0.125 LSB; H rounded to fp16 (< 256)
 // by at most 1/16 LSB; fp32 accumulation adds ~1e-4 LSB: at most 0.32 LSB in all. The result
-// is quantised as floor(v + 0.5) by starting the vertical accumulator at 0.5.
+// is quantised as floor(v + 0.5) by starting the vertical accumulator at 0.5 (times 2^-9, below).
 #pragma once
 
 #include "filters.cuh"
@@ -64,6 +69,11 @@ inline constexpr int kStepRows = 8;  // output rows per step (the MMA's N)
 // KH = 3 horizontal k-blocks (48 box columns) hold HL + 16 + R <= 48 and W = 4 blocks of 8 box
 // rows hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path.
 inline constexpr int kMaxRadius = 12;
+// Scales: bytes enter as p 2^-24, horizontal weights as w 2^15, so sums come out as v 2^-9; the
+// vertical accumulator starts at 0.5 2^-9 and the output is floor(d 2^9 + 2^23) - 2^23.
+inline constexpr float kHorizontalScale = 32768.0f;
+inline constexpr float kOutputScale = 512.0f;
+inline constexpr float kRoundBias = 0.5f / kOutputScale;
 
 // Box columns left of the tile for RGBA8 (R rounded up to 16 bytes), as the planner's halo.
 __host__ __device__ constexpr int halo_left_rgba8(int radius) { return (radius + 3) / 4 * 4; }
@@ -151,7 +161,6 @@ template <int KH, int W>
 struct Fragments {
     std::uint32_t ah[KH][4];
     std::uint32_t bv[W];
-    float h_init;  // -1024 * sum of the fp16 weights: removes the conversion's bias
 };
 
 template <int KH, int W>
@@ -159,23 +168,20 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
                                                Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
-    // fp16-rounded weights, so the bias removed below is the one the products add.
-    const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
+    const float wl = lane < taps ? weights[lane] : 0.0f;
     const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;
-    const std::uint32_t pair = pack_half2(wprev, wl);
-    float sum = wl;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    fr.h_init = -1024.0f * sum;
+    const std::uint32_t pair = pack_half2(wprev, wl);  // the vertical band
+    // The horizontal band times kHorizontalScale (a power of two: the fp16 weights times it).
+    const std::uint32_t hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         // Ah_j[m][k] = w[16 j + phys(k) - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8,
         // reg 2: (m = g, k = 2t+8, 2t+9), reg 3: m = g + 8.
         const int base = 16 * j + 4 * t - HL - g + R;
-        fr.ah[j][0] = band_pair(pair, base, taps);
-        fr.ah[j][1] = band_pair(pair, base - 8, taps);
-        fr.ah[j][2] = band_pair(pair, base + 2, taps);
-        fr.ah[j][3] = band_pair(pair, base - 6, taps);
+        fr.ah[j][0] = band_pair(hpair, base, taps);
+        fr.ah[j][1] = band_pair(hpair, base - 8, taps);
+        fr.ah[j][2] = band_pair(hpair, base + 2, taps);
+        fr.ah[j][3] = band_pair(hpair, base - 6, taps);
     }
 #pragma unroll
     for (int q = 0; q < W; ++q)
@@ -192,17 +198,17 @@ __device__ __forceinline__ void horizontal_from_chunks(const uint4 (&chunk)[KH],
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         const uint4 q = chunk[j];
-        // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = 0x64 << 8 | byte = 1024 + byte.
-        constexpr std::uint32_t kExp = 0x64646464u;
+        // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = a zero byte over the byte:
+        // the fp16 subnormal byte * 2^-24.
         const std::uint32_t rg01 = __byte_perm(q.x, q.y, 0x5140u), ba01 = __byte_perm(q.x, q.y, 0x7362u);
         const std::uint32_t rg23 = __byte_perm(q.z, q.w, 0x5140u), ba23 = __byte_perm(q.z, q.w, 0x7362u);
-        const std::uint32_t b[3][2] = {{__byte_perm(rg01, kExp, 0x4140u), __byte_perm(rg23, kExp, 0x4140u)},
-                                       {__byte_perm(rg01, kExp, 0x4342u), __byte_perm(rg23, kExp, 0x4342u)},
-                                       {__byte_perm(ba01, kExp, 0x4140u), __byte_perm(ba23, kExp, 0x4140u)}};
+        const std::uint32_t b[3][2] = {{__byte_perm(rg01, 0u, 0x4140u), __byte_perm(rg23, 0u, 0x4140u)},
+                                       {__byte_perm(rg01, 0u, 0x4342u), __byte_perm(rg23, 0u, 0x4342u)},
+                                       {__byte_perm(ba01, 0u, 0x4140u), __byte_perm(ba23, 0u, 0x4140u)}};
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
             if (j == 0)
-                mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], fr.h_init);
+                mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], 0.0f);
             else
                 mma_acc(acc[c], fr.ah[j], b[c][0], b[c][1]);
         }
@@ -243,23 +249,24 @@ __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2
         for (int q = 0; q < W; ++q) {
             const std::uint32_t(&h)[3][2] = win[(first + q) % W];
             if (q == 0)
-                mma_k8(d[c], h[c][0], h[c][1], bv[q], 0.5f, 0.5f, 0.5f, 0.5f);
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], kRoundBias, kRoundBias, kRoundBias, kRoundBias);
             else
                 mma_k8(d[c], h[c][0], h[c][1], bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
         }
     }
 }
 
-// The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is v + 0.5 with v in
-// [0, 255.4]; adding 2^23 rounding down leaves floor(v + 0.5) in the low byte (the reference's
+// The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is (v + 0.5) 2^-9 with v
+// in [0, 255.4]; times 2^9 plus 2^23, rounded down (one FFMA), leaves floor(v + 0.5) in the low
+// byte (the reference's
 // quantisation of v / 255). Alpha is the centre pixel's byte.
 __device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::uint32_t (&centre)[4],
                                              std::uint32_t (&out)[4]) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-        const std::uint32_t r = __float_as_uint(__fadd_rd(d[0][e], 8388608.0f));
-        const std::uint32_t gg = __float_as_uint(__fadd_rd(d[1][e], 8388608.0f));
-        const std::uint32_t b = __float_as_uint(__fadd_rd(d[2][e], 8388608.0f));
+        const std::uint32_t r = __float_as_uint(__fmaf_rd(d[0][e], kOutputScale, 8388608.0f));
+        const std::uint32_t gg = __float_as_uint(__fmaf_rd(d[1][e], kOutputScale, 8388608.0f));
+        const std::uint32_t b = __float_as_uint(__fmaf_rd(d[2][e], kOutputScale, 8388608.0f));
         out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre[e], 0x0070u), 0x5410u);
     }
 }
