@@ -74,6 +74,13 @@ inline constexpr int kMaxRadius = 12;
 inline constexpr float kHorizontalScale = 32768.0f;
 inline constexpr float kOutputScale = 512.0f;
 inline constexpr float kRoundBias = 0.5f / kOutputScale;
+// Which form the W-block kernels take: subnormal bytes for W = 4 (radius 9..12); W < 4 keep
+// 1024 + byte with the bias quad. H100, stream kernels, A/B in one run (subnormal -> 1024 + byte):
+// 8K sigma 1.5 116.2 / 116.6 -> 105.1 / 105.1 us (with subnormal bytes that kernel, 64
+// registers, fits 8 CTAs per SM, but capping it at 7 did not bring 105 back: not understood),
+// 8K sigma 0.5 114 either way; 4K sigma 0.5 32.6 -> 32.9 / 33.2, sigma 1.5 32.0 -> 32.3 / 32.5.
+template <int W>
+inline constexpr bool kSubnormalBytes = W >= 4;
 
 // Box columns left of the tile for RGBA8 (R rounded up to 16 bytes), as the planner's halo.
 __host__ __device__ constexpr int halo_left_rgba8(int radius) { return (radius + 3) / 4 * 4; }
@@ -161,6 +168,7 @@ template <int KH, int W>
 struct Fragments {
     std::uint32_t ah[KH][4];
     std::uint32_t bv[W];
+    float h_init;  // !kSubnormalBytes: -1024 * sum of the fp16 weights, the conversion's bias
 };
 
 template <int KH, int W>
@@ -168,11 +176,22 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
                                                Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
-    const float wl = lane < taps ? weights[lane] : 0.0f;
+    // fp16-rounded weights, so the bias removed (1024 + byte form) is the one the products add.
+    const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
     const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;
     const std::uint32_t pair = pack_half2(wprev, wl);  // the vertical band
-    // The horizontal band times kHorizontalScale (a power of two: the fp16 weights times it).
-    const std::uint32_t hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
+    // The horizontal band: times kHorizontalScale (a power of two: the fp16 weights times it)
+    // for subnormal bytes; as is, with the bias of 1024 + byte to take off, otherwise.
+    std::uint32_t hpair = pair;
+    if constexpr (kSubnormalBytes<W>) {
+        hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
+        fr.h_init = 0.0f;
+    } else {
+        float sum = wl;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        fr.h_init = -1024.0f * sum;
+    }
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         // Ah_j[m][k] = w[16 j + phys(k) - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8,
@@ -198,17 +217,18 @@ __device__ __forceinline__ void horizontal_from_chunks(const uint4 (&chunk)[KH],
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         const uint4 q = chunk[j];
-        // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = a zero byte over the byte:
-        // the fp16 subnormal byte * 2^-24.
+        // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = a zero byte over the byte
+        // (the fp16 subnormal byte * 2^-24), or 0x64 over it (1024 + byte).
+        constexpr std::uint32_t kHigh = kSubnormalBytes<W> ? 0u : 0x64646464u;
         const std::uint32_t rg01 = __byte_perm(q.x, q.y, 0x5140u), ba01 = __byte_perm(q.x, q.y, 0x7362u);
         const std::uint32_t rg23 = __byte_perm(q.z, q.w, 0x5140u), ba23 = __byte_perm(q.z, q.w, 0x7362u);
-        const std::uint32_t b[3][2] = {{__byte_perm(rg01, 0u, 0x4140u), __byte_perm(rg23, 0u, 0x4140u)},
-                                       {__byte_perm(rg01, 0u, 0x4342u), __byte_perm(rg23, 0u, 0x4342u)},
-                                       {__byte_perm(ba01, 0u, 0x4140u), __byte_perm(ba23, 0u, 0x4140u)}};
+        const std::uint32_t b[3][2] = {{__byte_perm(rg01, kHigh, 0x4140u), __byte_perm(rg23, kHigh, 0x4140u)},
+                                       {__byte_perm(rg01, kHigh, 0x4342u), __byte_perm(rg23, kHigh, 0x4342u)},
+                                       {__byte_perm(ba01, kHigh, 0x4140u), __byte_perm(ba23, kHigh, 0x4140u)}};
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
             if (j == 0)
-                mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], 0.0f);
+                mma_start(acc[c], fr.ah[j], b[c][0], b[c][1], kSubnormalBytes<W> ? 0.0f : fr.h_init);
             else
                 mma_acc(acc[c], fr.ah[j], b[c][0], b[c][1]);
         }
@@ -248,8 +268,9 @@ __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2
 #pragma unroll
         for (int q = 0; q < W; ++q) {
             const std::uint32_t(&h)[3][2] = win[(first + q) % W];
+            constexpr float c0 = kSubnormalBytes<W> ? kRoundBias : 0.5f;  // the rounding's 0.5
             if (q == 0)
-                mma_k8(d[c], h[c][0], h[c][1], bv[q], kRoundBias, kRoundBias, kRoundBias, kRoundBias);
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], c0, c0, c0, c0);
             else
                 mma_k8(d[c], h[c][0], h[c][1], bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
         }
@@ -260,13 +281,15 @@ __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2
 // in [0, 255.4]; times 2^9 plus 2^23, rounded down (one FFMA), leaves floor(v + 0.5) in the low
 // byte (the reference's
 // quantisation of v / 255). Alpha is the centre pixel's byte.
+template <int W>
 __device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::uint32_t (&centre)[4],
                                              std::uint32_t (&out)[4]) {
+    constexpr float kScale = kSubnormalBytes<W> ? kOutputScale : 1.0f;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-        const std::uint32_t r = __float_as_uint(__fmaf_rd(d[0][e], kOutputScale, 8388608.0f));
-        const std::uint32_t gg = __float_as_uint(__fmaf_rd(d[1][e], kOutputScale, 8388608.0f));
-        const std::uint32_t b = __float_as_uint(__fmaf_rd(d[2][e], kOutputScale, 8388608.0f));
+        const std::uint32_t r = __float_as_uint(__fmaf_rd(d[0][e], kScale, 8388608.0f));
+        const std::uint32_t gg = __float_as_uint(__fmaf_rd(d[1][e], kScale, 8388608.0f));
+        const std::uint32_t b = __float_as_uint(__fmaf_rd(d[2][e], kScale, 8388608.0f));
         out[e] = __byte_perm(__byte_perm(r, gg, 0x0040u), __byte_perm(b, centre[e], 0x0070u), 0x5410u);
     }
 }
@@ -327,7 +350,7 @@ __device__ __forceinline__ void strip(const Filter& f, const std::uint32_t* tile
             const std::uint32_t* centre1 = tile + min(ly0 + 1 + R, last_row) * stride + lc0 + g.halo_left;
             const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
             std::uint32_t out[4];
-            pack_outputs(d, centre, out);
+            pack_outputs<W>(d, centre, out);
             tl::cuda::dev::finish4(f, out);
             if (staging) {
 #pragma unroll

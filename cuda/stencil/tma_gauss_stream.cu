@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
             const std::uint32_t* centre1 = ring + cr1 * BW + lc0 + HL;
             const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
             std::uint32_t out[4];
-            band_mma::pack_outputs(d, centre, out);
+            band_mma::pack_outputs<W>(d, centre, out);
             tl::cuda::dev::finish4(filter, out);
             band_mma::store_outputs(g.dst, g.dst_pitch, x0 + lc0, ys + ly0, out,
                                     ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width, ye,
