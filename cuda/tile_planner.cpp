@@ -143,10 +143,10 @@ StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int s
     StreamSegments p;
     const int units = std::max(1, (height + unit_rows - 1) / unit_rows);  // steps per strip
     const int segs = std::clamp(slots / std::max(strips, 1), 1, units);
-    const int per_seg = (units + segs - 1) / segs;  // steps of the even cut's longest segments
     // The even cut: segs segments of units / segs steps, the first units % segs of them one step
     // longer, so no segment is shorter than another by more than one step.
     const int q = units / segs, longer = units % segs;
+    const int per_seg = q + (longer != 0 ? 1 : 0);  // steps of the longest segments
     p.seg_h = per_seg * unit_rows;
     p.segs1 = longer == 0 ? segs : longer;
     p.split_row = longer == 0 ? height : longer * p.seg_h;

@@ -11,7 +11,8 @@
 // 16 output columns lx..lx+15 and per block of 8 box rows rb..rb+7:
 //   horizontal  H[m, n] = sum_j  Ah_j[m, k] * B_j[k, n]          (16 x 8, KH k-blocks)
 //               Ah_j[m, k] = w[16 j + phys(k) - HL - m + R]      band of weights (0 outside)
-//               B_j[k, n]  = 2^-24 tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16 subnormal, exact)
+//               B_j[k, n]  = 1024 + tile[rb + n][lx + 16 j + phys(k)].c  (u8 -> fp16, exact), or for
+//                            W = 4 2^-24 tile[...].c (fp16 subnormal, exact; kSubnormalBytes)
 //   vertical    O[m, n] = sum_q  H[m, o + 8 q + k] * Bv_q[k, n]   (16 x 8 output rows o..o+7,
 //               Bv_q[k, n] = w[8 q + k - n]                       W blocks of 8 box rows, m16n8k8)
 // The output matrix of the first product is, register for register, the A operand of the
@@ -43,16 +44,17 @@
 // the B fragments of all three channels. The u8 -> fp16 conversion puts each byte under the
 // exponent of 1024 (one PRMT per two values); the 1024 * sum(weights) this adds to every sum is
 // taken off by starting the accumulator at -1024 * sum(fp16 weights).
-// Now: each byte p is the fp16 subnormal with its bits, p 2^-24 (the PRMT puts a zero byte above
-// it), exact, and the horizontal weights are scaled by 2^15 (w 2^15 <= 32768 < 65504), so a sum
-// is h 2^-9 with no bias to take off: the accumulator starts at zero (RZ), not at a register quad
-// copied every step (12 moves per step in the (3, 4) kernel). The vertical pass carries the
-// 2^-9 and the rounding multiplies it out (one FFMA per channel, as the FADD before).
+// The W = 4 kernels (kSubnormalBytes) instead read each byte p as the fp16 subnormal with its
+// bits, p 2^-24 (the PRMT puts a zero byte above it), exact, with the horizontal weights scaled
+// by 2^15 (w 2^15 <= 32768 < 65504), so a sum is h 2^-9 with no bias to take off: the
+// accumulator starts at zero (RZ), not at a register quad copied every step (12 moves per step
+// in the (3, 4) kernel). The vertical pass carries the 2^-9 and the rounding multiplies it out
+// (one FFMA per channel, with a scale of 1 in the other form).
 //
 // Error against the CPU reference (1 LSB tolerance): fp16 weights are within 2^-11 relative,
 // so each pass moves a result by at most 255 * 2^-11 = 0.125 LSB; H rounded to fp16 (< 256)
 // by at most 1/16 LSB; fp32 accumulation adds ~1e-4 LSB: at most 0.32 LSB in all. The result
-// is quantised as floor(v + 0.5) by starting the vertical accumulator at 0.5 (times 2^-9, below).
+// is quantised as floor(v + 0.5) by starting the vertical accumulator at 0.5 (0.5 2^-9 for W = 4).
 #pragma once
 
 #include "filters.cuh"
@@ -222,9 +224,10 @@ __device__ __forceinline__ void horizontal_from_chunks(const uint4 (&chunk)[KH],
         constexpr std::uint32_t kHigh = kSubnormalBytes<W> ? 0u : 0x64646464u;
         const std::uint32_t rg01 = __byte_perm(q.x, q.y, 0x5140u), ba01 = __byte_perm(q.x, q.y, 0x7362u);
         const std::uint32_t rg23 = __byte_perm(q.z, q.w, 0x5140u), ba23 = __byte_perm(q.z, q.w, 0x7362u);
-        const std::uint32_t b[3][2] = {{__byte_perm(rg01, kHigh, 0x4140u), __byte_perm(rg23, kHigh, 0x4140u)},
-                                       {__byte_perm(rg01, kHigh, 0x4342u), __byte_perm(rg23, kHigh, 0x4342u)},
-                                       {__byte_perm(ba01, kHigh, 0x4140u), __byte_perm(ba23, kHigh, 0x4140u)}};
+        const std::uint32_t b[3][2] = {
+            {__byte_perm(rg01, kHigh, 0x4140u), __byte_perm(rg23, kHigh, 0x4140u)},
+            {__byte_perm(rg01, kHigh, 0x4342u), __byte_perm(rg23, kHigh, 0x4342u)},
+            {__byte_perm(ba01, kHigh, 0x4140u), __byte_perm(ba23, kHigh, 0x4140u)}};
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
             if (j == 0)
@@ -277,10 +280,10 @@ __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2
     }
 }
 
-// The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is (v + 0.5) 2^-9 with v
-// in [0, 255.4]; times 2^9 plus 2^23, rounded down (one FFMA), leaves floor(v + 0.5) in the low
-// byte (the reference's
-// quantisation of v / 255). Alpha is the centre pixel's byte.
+// The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is v + 0.5 (times 2^-9
+// where kSubnormalBytes) with v in [0, 255.4]; times the scale plus 2^23, rounded down (one FFMA),
+// leaves floor(v + 0.5) in the low byte (the reference's quantisation of v / 255). Alpha is the
+// centre pixel's byte.
 template <int W>
 __device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::uint32_t (&centre)[4],
                                              std::uint32_t (&out)[4]) {

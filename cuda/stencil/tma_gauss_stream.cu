@@ -195,88 +195,88 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     band_mma::make_fragments<KH, W>(filter.weights, R, HL, lane, fr);
 
     auto run = [&](auto fold) {
-    // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
-    wait_through(W - 1);
-    if (tid == 0)
-        for (; issued < min(K, nblocks); ++issued) issue(issued);  // slots not used yet: no empty wait
-    std::uint32_t win[W][3][2];
+        // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
+        wait_through(W - 1);
+        if (tid == 0)
+            for (; issued < min(K, nblocks); ++issued) issue(issued);  // slots not used yet: no empty wait
+        std::uint32_t win[W][3][2];
 #pragma unroll
-    for (int q = 0; q < W - 1; ++q) {
-        uint4 chunk[KH];
-        load_chunks(ring_row(q * kRows + gq, q), chunk, fold);
-        band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[q]);
-    }
-    int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
-    int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
-    int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
-    std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
-    // W = 4 (radius 9..12): one step per iteration, not unrolled; the window's blocks move down
-    // one register slot per step (win[W - 1] takes the entering block), so the body is emitted
-    // once. Unrolled W times (the window indexed (u + q) % W), the (3, 4) kernel's step loop was
-    // ~4 x 1000 SASS instructions, ncu (H100, 4K, sigma 3) put 20 % of its stall samples on
-    // instruction fetch, and it took 127 registers (4 CTAs per SM): rotated, 96 registers and
-    // 45.5 -> 40.6-42.2 us. W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and
-    // sigma 1.5 35.0 -> 38.4.
-    constexpr bool kRotate = W >= 4;
-    constexpr int kUnroll = kRotate ? 1 : W;
-#pragma unroll 1
-    for (int s0 = 0; s0 < steps; s0 += kUnroll) {
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int s = s0 + u;
-            if (s >= steps) break;  // uniform per CTA
-            if (tid == 0 && s >= 1) {
-                if (issued < nblocks) {
-                    mbar_wait(&empty[refill_slot], refill_phase);
-                    fence_proxy_async_smem();  // generic reads of the slot before TMA overwrites it
-                    issue(issued++);
-                }
-                if (++refill_slot == K) {
-                    refill_slot = 0;
-                    refill_phase ^= 1u;
-                }
-            }
-            __syncwarp();
-            // Block s + W - 1 enters the window.
-            wait_through(s + W - 1);
-            {
-                uint4 chunk[KH];
-                load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk, fold);
-                band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
-            }
-            enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
-            float d[3][4];
-            band_mma::vertical_step<W>(win, fr.bv, kRotate ? 0 : u, d);
-            if constexpr (kRotate) {
-#pragma unroll
-                for (int q = 0; q + 1 < W; ++q)
-#pragma unroll
-                    for (int c = 0; c < 3; ++c) {
-                        win[q][c][0] = win[q + 1][c][0];
-                        win[q][c][1] = win[q + 1][c][1];
-                    }
-            }
-            // The lane's outputs: segment rows ly0, ly0 + 1 (e & 1), strip columns lc0, lc0 + 8
-            // (e >> 1); the centre of row ly is loaded row ly + R, inside blocks s .. s + W - 1.
-            const int ly0 = kRows * s + 2 * t, lc0 = lx + gq;
-            int cr = first_slot * kRows + 2 * t + R;
-            if (cr >= ring_rows) cr -= ring_rows;
-            const int cr1 = cr + 1 == ring_rows ? 0 : cr + 1;
-            const std::uint32_t* centre0 = ring + cr * BW + lc0 + HL;
-            const std::uint32_t* centre1 = ring + cr1 * BW + lc0 + HL;
-            const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
-            std::uint32_t out[4];
-            band_mma::pack_outputs<W>(d, centre, out);
-            tl::cuda::dev::finish4(filter, out);
-            band_mma::store_outputs(g.dst, g.dst_pitch, x0 + lc0, ys + ly0, out,
-                                    ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width, ye,
-                                    g.width);
-            // Block s is read for the last time (its centre rows and fold sources are done).
-            __syncwarp();
-            if (lane == 0) mbar_arrive(&empty[first_slot]);
-            first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
+        for (int q = 0; q < W - 1; ++q) {
+            uint4 chunk[KH];
+            load_chunks(ring_row(q * kRows + gq, q), chunk, fold);
+            band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[q]);
         }
-    }
+        int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
+        int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
+        int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
+        std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
+        // W = 4 (radius 9..12): one step per iteration, not unrolled; the window's blocks move down
+        // one register slot per step (win[W - 1] takes the entering block), so the body is emitted
+        // once. Unrolled W times (the window indexed (u + q) % W), the (3, 4) kernel's step loop was
+        // ~4 x 1000 SASS instructions, ncu (H100, 4K, sigma 3) put 20 % of its stall samples on
+        // instruction fetch, and it took 127 registers (4 CTAs per SM): rotated, 96 registers and
+        // 45.5 -> 40.6-42.2 us. W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and
+        // sigma 1.5 35.0 -> 38.4.
+        constexpr bool kRotate = W >= 4;
+        constexpr int kUnroll = kRotate ? 1 : W;
+#pragma unroll 1
+        for (int s0 = 0; s0 < steps; s0 += kUnroll) {
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const int s = s0 + u;
+                if (s >= steps) break;  // uniform per CTA
+                if (tid == 0 && s >= 1) {
+                    if (issued < nblocks) {
+                        mbar_wait(&empty[refill_slot], refill_phase);
+                        fence_proxy_async_smem();  // generic reads of the slot before TMA overwrites it
+                        issue(issued++);
+                    }
+                    if (++refill_slot == K) {
+                        refill_slot = 0;
+                        refill_phase ^= 1u;
+                    }
+                }
+                __syncwarp();
+                // Block s + W - 1 enters the window.
+                wait_through(s + W - 1);
+                {
+                    uint4 chunk[KH];
+                    load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk, fold);
+                    band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
+                }
+                enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
+                float d[3][4];
+                band_mma::vertical_step<W>(win, fr.bv, kRotate ? 0 : u, d);
+                if constexpr (kRotate) {
+#pragma unroll
+                    for (int q = 0; q + 1 < W; ++q)
+#pragma unroll
+                        for (int c = 0; c < 3; ++c) {
+                            win[q][c][0] = win[q + 1][c][0];
+                            win[q][c][1] = win[q + 1][c][1];
+                        }
+                }
+                // The lane's outputs: segment rows ly0, ly0 + 1 (e & 1), strip columns lc0, lc0 + 8
+                // (e >> 1); the centre of row ly is loaded row ly + R, inside blocks s .. s + W - 1.
+                const int ly0 = kRows * s + 2 * t, lc0 = lx + gq;
+                int cr = first_slot * kRows + 2 * t + R;
+                if (cr >= ring_rows) cr -= ring_rows;
+                const int cr1 = cr + 1 == ring_rows ? 0 : cr + 1;
+                const std::uint32_t* centre0 = ring + cr * BW + lc0 + HL;
+                const std::uint32_t* centre1 = ring + cr1 * BW + lc0 + HL;
+                const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
+                std::uint32_t out[4];
+                band_mma::pack_outputs<W>(d, centre, out);
+                tl::cuda::dev::finish4(filter, out);
+                band_mma::store_outputs(g.dst, g.dst_pitch, x0 + lc0, ys + ly0, out,
+                                        ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width, ye,
+                                        g.width);
+                // Block s is read for the last time (its centre rows and fold sources are done).
+                __syncwarp();
+                if (lane == 0) mbar_arrive(&empty[first_slot]);
+                first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
+            }
+        }
     };
     if constexpr (W >= 4) {
         if (fold_cols)
