@@ -577,6 +577,7 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     case 5: return launch_shape<8, 5>(a, dev, g);
     case 6: return launch_shape<8, 6>(a, dev, g);
     case 7: return launch_shape<8, 7>(a, dev, g);
+    case 16: return launch_shape<16, 16>(a, dev, g);
     default: break;
     }
     if (R <= 8) return launch_shape<8>(a, dev, g);
