@@ -261,14 +261,28 @@ __global__ void __launch_bounds__(kMaxThreads)
                 s_g = s_g + lane_g(e) - lane_g(l);
                 out[j * kCs] = make_uint2(s_rb, s_g);
             };
+            // The block's entering and leaving pixels are all loaded before the first column sum is
+            // stored: interleaved with the stores, ptxas kept every load behind the store before it
+            // (both shared memory, possibly aliased), and each row waited for its loads' latency.
+            std::uint32_t ev[kBlockRows], lv[kBlockRows];
             if (inside && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) step(j, ep[j * kBoxW], lp[j * kBoxW]);
+                for (int j = 0; j < kBlockRows; ++j) {
+                    ev[j] = ep[j * kBoxW];
+                    lv[j] = lp[j * kBoxW];
+                }
+#pragma unroll
+                for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else if (inside) {
                 const std::uint32_t* ew = ep - ring_rows * kBoxW;  // rows from the ring's start on
                 const int jw = ring_rows - e0;
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) step(j, (j < jw ? ep : ew)[j * kBoxW], lp[j * kBoxW]);
+                for (int j = 0; j < kBlockRows; ++j) {
+                    ev[j] = (j < jw ? ep : ew)[j * kBoxW];
+                    lv[j] = lp[j * kBoxW];
+                }
+#pragma unroll
+                for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
                     const int y = yk + j;
