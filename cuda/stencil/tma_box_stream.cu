@@ -45,6 +45,24 @@
 // but moved the time by 2 % only (39.7 -> 38.9 us): the SMs' active cycles differ by up to 40 %
 // (ncu l1tex__cycles_active min 52 K, max 74 K of 77 K elapsed), and the last CTAs set the time.
 // Capping the CTAs per SM at 4 (longer segments, the same count on every SM) gave 36.2 us.
+// Session 9 (r=16, H100 4K, A/B in one run each): the radius compiled in 42.5 -> 40.0 us (13.74 ->
+// 12.45 M warp instructions); the vertical pass's loads ahead of its stores 40.0 -> 37.6 (1.47x;
+// short-scoreboard stalls halved); the wrap split as a constant 12.62 -> 12.37 M instructions, time
+// unchanged. ncu's per-instruction counts after (12.6 M): horizontal 51 % (299 instructions per
+// 16-output item: 33-sum start-up ~70, then per output 1 LDS, 6 lane ops, 3 IMAD.HI, 3 PRMT),
+// vertical 34 % (9 per column-row, as few as this lane form allows), per-block set-up 8 %; stall
+// samples: the first window's TMA wait 11 %, the two barriers 21 %. Tried and dropped:
+//   - leaving rows, warm-up and centre alpha re-read from L2 with plain loads, the ring holding the
+//     entering rows only (42 KB: 4-5 CTAs per SM instead of 3): 57.4 us, 55.5 with the next
+//     block's leaving rows prefetched (ncu 19.7 M instructions; the loads' addressing and latency)
+//   - 32 outputs per horizontal item (half the start-up per output, 2 of 5 warps busy): 46.5 us;
+//     8 per item (256 threads, all busy): 42.3 us. The horizontal pass's latency sets the time.
+//   - at most 2 CTAs per SM (fewer, longer segments): 41.0 us
+//   - later CTAs on each SM starting 0.5-3 us later (__nanosleep) so the first ones compute while
+//     the rest of the first windows load: 38.2-40.0 against 38.4-38.7; 2-5 stages issued first:
+//     no change
+//   - the dynamic shared memory declared 128-byte aligned (no run-time rounding, 12.37 -> 12.20 M
+//     instructions): 37.7 -> 38.3 us, 8K 121.8 -> 123.9
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
@@ -275,7 +293,9 @@ __global__ void __launch_bounds__(kMaxThreads)
                 for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else if (inside) {
                 const std::uint32_t* ew = ep - ring_rows * kBoxW;  // rows from the ring's start on
-                const int jw = ring_rows - e0;
+                // ring_rows is a multiple of B and e0 = 2R + 1 (mod B), so the block that wraps starts
+                // B - (2R + 1) mod B rows before the ring's end: a compile-time split where R is.
+                const int jw = kBlockRows - (2 * R + 1) % kBlockRows;
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) {
                     ev[j] = (j < jw ? ep : ew)[j * kBoxW];
