@@ -65,6 +65,9 @@
 //     instructions): 37.7 -> 38.3 us, 8K 121.8 -> 123.9
 //   - one dependent add per output and accumulator (B's lane extracted beside the chain, not LEA.HI
 //     then the bias), and G summed per start-up group: 37.9 -> 38.1 us, 8K 122.0 -> 124.8
+//   - 12-row blocks through 15 stages of 4 rows (168-pixel ring rows so that every stage starts on
+//     128 bytes; 55 KB, 4 CTAs per SM): 37.6 -> 44.5 us, 8K 122.6 -> 147.4 (three stage waits and
+//     a third more barriers per output row)
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
