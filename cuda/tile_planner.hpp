@@ -134,10 +134,11 @@ struct StreamSegments {
 // Even cut: as many segments per strip as leave every CTA a resident slot (slots = CTAs per SM x
 // SMs), each paying its warm-up once, none more than one step longer than another (the kernel's
 // time follows its longest segment: cuts tapered either way measured slower, see the README).
-// Where those segments would run for at least kStreamTailSteps steps, a tail: the resident wave takes 90 % of each strip in long segments and
-// the rest follows as 4 short segments per strip, which the GPU starts on the slots that free up
-// first, so the SMs end closer together (the even cut leaves some SMs idle from the start where
-// strips x segments falls short of the slots, and the last CTA sets the time).
+// Where those segments would run for at least kStreamTailSteps steps, a tail: the resident wave
+// takes 90 % of each strip in long segments and the rest follows as 4 short segments per strip,
+// which the GPU starts on the slots that free up first, so the SMs end closer together (the even
+// cut leaves some SMs idle from the start where strips x segments falls short of the slots, and
+// the last CTA sets the time).
 inline constexpr int kStreamTailSteps = 48;
 inline constexpr int kStreamNoTail = 1 << 30;  // tail_min_units that keeps the even cut
 StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots,

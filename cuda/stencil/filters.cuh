@@ -533,9 +533,10 @@ struct UserKernel3Filter {
         }
     }
     // RGBA8 float form for any weights (swar_math::UserPlanarForm; where `planar.usable`,
-    // `registers` runs it for weights without the integer form, `tma` on its tiles for all): one channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9
-    // FFMA per output and channel on weights scaled by 2^e, one FFMA on 2^23 to round. Three rows
-    // of one channel (18 floats) live at a time instead of three rows of every channel (54).
+    // `registers` runs it for weights without the integer form, `tma` on its tiles for all): one
+    // channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9 FFMA per output and
+    // channel on weights scaled by 2^e, one FFMA on 2^23 to round. Three rows of one channel (18
+    // floats) live at a time instead of three rows of every channel (54).
     swar_math::UserPlanarForm planar{};
     // Byte C of a pixel word as a float with those bits: p * 2^-149.
     template <int C> static __device__ __forceinline__ float byte_denormal(std::uint32_t px) {
