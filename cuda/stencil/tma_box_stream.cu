@@ -68,6 +68,18 @@
 //   - 12-row blocks through 15 stages of 4 rows (168-pixel ring rows so that every stage starts on
 //     128 bytes; 55 KB, 4 CTAs per SM): 37.6 -> 44.5 us, 8K 122.6 -> 147.4 (three stage waits and
 //     a third more barriers per output row)
+// Session 10 (H100, A/B in one run each): radius > 8 streams its even segments upwards, so that
+// segment pairs start (and end) at a common edge and read its rows once from DRAM (see streams_up):
+// ncu DRAM reads 42.0 -> 34.0 MB at 4K; r=16 37.5-37.8 -> 36.5-36.8 us (1.42-1.43x), r=32 58.6-59.0 ->
+// 53.2-53.5, 1080p r=16 19.3 -> 17.9; 8K r=16 unchanged (121.5-122.0 -> 121.3-122.5; its segments
+// are 720 rows). Per-CTA clocks (%globaltimer, 4K r=16) then: the first windows in at 4.4 us
+// (median; last 6.4), CTAs ending between 22.6 and 32.8 us; on each SM the CTA started first runs
+// fastest (blocks per us by launch wave 0.49 / 0.44 / 0.40), and the last one ends ~4 us after the
+// other two, alone on its SM (8K: 101, 106, 117 us). Tried and dropped:
+//   - the two CTAs of a pair sharing one segment from both ends, claiming blocks from a per-pair
+//     count until they meet (an early-started CTA paired with a late one; half as many segments):
+//     each pair ended together, but the pairs did not (26.5-37.0 us, the image's top and bottom
+//     segments last): 40.6-40.8 us at 4K, 8K 123.4, r=32 61.3-61.6.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
@@ -148,22 +160,33 @@ __device__ __forceinline__ std::uint32_t lane_g(std::uint32_t p) { return __byte
 
 } // namespace
 
-// Named stencil_tma_kernel_* so that the SASS test (tests/gpu/test_sass.cpp) holds it to the tma
-// mechanism's instruction, UTMALDG, like the tile kernel.
-// kR > 0: the radius as a compile-time constant (g.radius == kR), so the horizontal start-up sum
-// is unrolled and every column-sum offset is an immediate; 0: the radius from g.
-template <class Filter, int kHalo, int kR>
-__global__ void __launch_bounds__(kMaxThreads)
-    stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
-                                  const __grid_constant__ Filter filter, const StreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Whether segment `seg` of a strip streams upwards: the even segments that have a next one and a
+// whole number of blocks (every segment but a strip's last). Segments 2m and 2m + 1 then start at
+// their common edge and read its 2R + 1 rows at the same moment, and 2m + 1 and 2m + 2 end at theirs
+// together: each edge's rows come from DRAM once and from L2 for the other CTA. All downwards, one
+// CTA read them at the start and the other at the end, from DRAM both times (the image had passed
+// through L2 in between).
+__device__ __forceinline__ bool streams_up(const StreamGeom& g, int seg, SegmentRows rows, int block_rows) {
+    return seg % 2 == 0 && seg + 1 < g.segments.per_strip && (rows.end - rows.begin) % block_rows == 0;
+}
+
+// One CTA's segment, streamed downwards (kUp false: output rows ys, ys + 1, ...) or upwards (ye - 1,
+// ye - 2, ...). Rows are counted in processing order: loaded row i is image row load_row0 + kDir i,
+// output p of the segment image row ys + p or ye - 1 - p. Upwards, each TMA stage (image rows in
+// ascending order) sits at the mirrored slot of the ring, K - 1 - slot, so that ring row r in
+// processing order is memory row ring_rows - 1 - r: the ring's rows are kRowStep = -kBoxW apart and
+// every offset inside a block is still an immediate.
+template <class Filter, int kHalo, int kR, bool kUp>
+__device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, const CUtensorMap& dst_map,
+                                                   const Filter& filter, const StreamGeom& g, unsigned char* base,
+                                                   std::uint64_t* full, SegmentRows seg_rows) {
     constexpr int kBoxW = Shape<kHalo>::kBoxW;
     constexpr int kCs = Shape<kHalo>::kCsStride;
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kHRun = Shape<kHalo>::kHRun;
-    extern __shared__ unsigned char smem_raw[];
-    __shared__ alignas(8) std::uint64_t full[kMaxStages];
-    unsigned char* base = align128(smem_raw);
+    constexpr int kDir = kUp ? -1 : 1;
+    constexpr int kRowStep = kDir * kBoxW;
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
     auto* colsum = reinterpret_cast<uint2*>(base + std::size_t(g.ring_stages) * g.stage_bytes);
     constexpr bool kTmaOut = Shape<kHalo>::kTmaOut;
@@ -177,26 +200,33 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int K = g.ring_stages;
     const int ring_rows = K * kStageRows;  // a multiple of kBlockRows
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
-    const int seg = static_cast<int>(blockIdx.x) / g.strips;
     const int x0 = strip * kStripW;
-    const SegmentRows seg_rows = g.segments.rows(seg, g.height);
     const int ys = seg_rows.begin, ye = seg_rows.end;
     const int blocks = (ye - ys + kBlockRows - 1) / kBlockRows;
-    // Loaded row i (in ring order) is image row load_row0 + i; TMA zero-fills rows outside the
-    // image. Output row y needs rows y - R - 1 (leaving) .. y + R (entering): loaded rows
-    // y - ys .. y - ys + 2R + 1.
-    const int load_row0 = ys - R - 1;
+    // Loaded row i (in processing order) is image row load_row0 + kDir i; TMA zero-fills rows outside
+    // the image. Output p (image row y) needs rows y - kDir (R + 1) (leaving) .. y + kDir R
+    // (entering): loaded rows p .. p + 2R + 1.
+    const int load_row0 = kUp ? ye + R : ys - R - 1;
+    auto image_row = [&](int i) { return load_row0 + kDir * i; };
+    // Whether loaded rows i0 .. i1 all lie inside the image (no border rule to apply).
+    auto rows_inside = [&](int i0, int i1) {
+        const int a = image_row(kUp ? i1 : i0), b = image_row(kUp ? i0 : i1);
+        return a >= 0 && b < g.height;
+    };
     const int nload = blocks * kBlockRows + 2 * R + 1;
     const int nstages = (nload + kStageRows - 1) / kStageRows;
+    // Ring row r (processing order; r < ring_rows).
+    const std::uint32_t* ring_r0 = kUp ? ring + (ring_rows - 1) * kBoxW : ring;
+    auto ring_row = [&](int r) { return ring_r0 + r * kRowStep; };
 
     auto issue = [&](int s) {
         const int slot = s % K;
         mbar_arrive_expect_tx(&full[slot], g.stage_bytes);
-        tma_load_2d(base + std::size_t(slot) * g.stage_bytes, &src_map, x0 - kHalo, load_row0 + s * kStageRows,
-                    &full[slot]);
+        // Upwards the stage holds image rows image_row(s kStageRows + kStageRows - 1) on, ascending.
+        tma_load_2d(base + std::size_t(kUp ? K - 1 - slot : slot) * g.stage_bytes, &src_map, x0 - kHalo,
+                    image_row(s * kStageRows + (kUp ? kStageRows - 1 : 0)), &full[slot]);
     };
 
-    tl::cuda::dev::stage_epilogue(filter);  // published by the barrier below
     if (tid == 0) {
         prefetch_map(&src_map);
         for (int s = 0; s < K; ++s) mbar_init(&full[s], 1);
@@ -234,22 +264,22 @@ __global__ void __launch_bounds__(kMaxThreads)
     // an output of the block reads loaded rows first .. first + span only, so the offset is
     // clamped there (rows no stored output reads may fold anywhere) and wraps at most once.
     auto ring_row_folded = [&](int v, int first, int first_ring, int span) {
-        const int o = min(max(fold_row(v) - load_row0 - first, 0), span);
+        const int o = min(max(kDir * (fold_row(v) - load_row0) - first, 0), span);
         const int r = first_ring + o;
-        return ring + (r >= ring_rows ? r - ring_rows : r) * kBoxW;
+        return ring_row(r >= ring_rows ? r - ring_rows : r);
     };
 
     // Vertical running sums: (R, B) in the 16-bit lanes of one register, G in another.
     std::uint32_t s_rb = 0, s_g = 0;
-    // Warm-up: rows ys - R - 1 .. ys + R - 1 enter (loaded rows 0 .. 2R, ring rows as loaded), so
-    // that the first output row can subtract row ys - R - 1 like every other.
+    // Warm-up: loaded rows 0 .. 2R enter (ring rows as loaded), so that the first output row can
+    // subtract loaded row 0 like every other.
     wait_through((2 * R) / kStageRows);
     if (tid == 0)
         for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
     if (has_col) {
-        const bool inside = g.border == Border::Zero || (ys - R - 1 >= 0 && ys + R <= g.height);
+        const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R);
         for (int i = 0; i <= 2 * R; ++i) {
-            const std::uint32_t p = inside ? ring[i * kBoxW + lc] : ring_row_folded(load_row0 + i, 0, 0, 2 * R + 1)[lc];
+            const std::uint32_t p = inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 2 * R + 1)[lc];
             s_rb += lanes_rb(p);
             s_g += lane_g(p);
         }
@@ -268,17 +298,17 @@ __global__ void __launch_bounds__(kMaxThreads)
     int centre0 = (hj + R + 1) % ring_rows;
     for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows), enter0 = wrap(enter0 + kBlockRows),
              centre0 = wrap(centre0 + kBlockRows)) {
-        const int yk = ys + k * kBlockRows;
+        const int yk = kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
         // Loaded rows Bk .. Bk + 2R + B (B = kBlockRows): the leaving and entering rows of this block.
         wait_through((k * kBlockRows + 2 * R + kBlockRows) / kStageRows);
         if (has_col) {
             uint2* out = colsum + tid;
-            const bool inside = g.border == Border::Zero || (yk - R - 1 >= 0 && yk + kBlockRows + R <= g.height);
+            const bool inside = g.border == Border::Zero || rows_inside(k * kBlockRows, k * kBlockRows + 2 * R + kBlockRows);
             // Leaving rows are loaded rows Bk + j: ring rows (Bk mod ring) + j, never wrapping
             // inside a block. Entering rows Bk + 2R + 1 + j wrap inside one block per ring turn.
-            const std::uint32_t* lp = ring + leave0 * kBoxW + lc;
+            const std::uint32_t* lp = ring_row(leave0) + lc;
             const int e0 = enter0;
-            const std::uint32_t* ep = ring + e0 * kBoxW + lc;
+            const std::uint32_t* ep = ring_row(e0) + lc;
             auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
                 s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
                 s_g = s_g + lane_g(e) - lane_g(l);
@@ -291,29 +321,29 @@ __global__ void __launch_bounds__(kMaxThreads)
             if (inside && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) {
-                    ev[j] = ep[j * kBoxW];
-                    lv[j] = lp[j * kBoxW];
+                    ev[j] = ep[j * kRowStep];
+                    lv[j] = lp[j * kRowStep];
                 }
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else if (inside) {
-                const std::uint32_t* ew = ep - ring_rows * kBoxW;  // rows from the ring's start on
+                const std::uint32_t* ew = ep - ring_rows * kRowStep;  // rows from the ring's start on
                 // ring_rows is a multiple of B and e0 = 2R + 1 (mod B), so the block that wraps starts
                 // B - (2R + 1) mod B rows before the ring's end: a compile-time split where R is.
                 const int jw = kBlockRows - (2 * R + 1) % kBlockRows;
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) {
-                    ev[j] = (j < jw ? ep : ew)[j * kBoxW];
-                    lv[j] = lp[j * kBoxW];
+                    ev[j] = (j < jw ? ep : ew)[j * kRowStep];
+                    lv[j] = lp[j * kRowStep];
                 }
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
-                    const int y = yk + j;
+                    const int y = yk + kDir * j;
                     const int first = k * kBlockRows, span = 2 * R + kBlockRows;
-                    step(j, ring_row_folded(y + R, first, leave0, span)[lc],
-                         ring_row_folded(y - R - 1, first, leave0, span)[lc]);
+                    step(j, ring_row_folded(y + kDir * R, first, leave0, span)[lc],
+                         ring_row_folded(y - kDir * (R + 1), first, leave0, span)[lc]);
                 }
             }
         }
@@ -321,16 +351,16 @@ __global__ void __launch_bounds__(kMaxThreads)
         if (tma_out && tid == 0) bulk_wait_read();
         __syncthreads();  // column sums of the block are in shared memory
 
-        const int y = yk + hj;
-        const bool active = has_item && y < ye;
+        const int y = yk + kDir * hj;
+        const bool active = has_item && (kUp ? y >= ys : y < ye);
         // The item's outputs, finished, for the stores below (unless the output block leaves by TMA).
         std::uint32_t outv[kHRun];
         if (active) {
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
             const uint2* row = colsum + hj * kCs + hx;
             const uint2* enter = row + 2 * R;
-            // The centre pixels' alpha: loaded row y - load_row0, loaded column x - x0 + kHalo.
-            const auto* centre = reinterpret_cast<const uint4*>(ring + centre0 * kBoxW + kHalo + hx);
+            // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kHalo.
+            const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kHalo + hx);
             // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
             // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
             auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
@@ -344,9 +374,11 @@ __global__ void __launch_bounds__(kMaxThreads)
                 tl::cuda::dev::finish4(filter, o);
                 if constexpr (kTmaOut) {
                     if (tma_out) {
-                        // Box px / 32, row hj, 16-byte chunk (px / 4) mod 8 XOR hj (SWIZZLE_128B).
+                        // Box px / 32, row t (the box's rows ascend in the image), 16-byte chunk
+                        // (px / 4) mod 8 XOR t (SWIZZLE_128B).
                         const int px = hx + 4 * q;
-                        *reinterpret_cast<uint4*>(out_tile + (px >> 5) * 1024 + hj * 128 + ((((px >> 2) & 7) ^ hj) << 4)) =
+                        const int t = kUp ? kBlockRows - 1 - hj : hj;
+                        *reinterpret_cast<uint4*>(out_tile + (px >> 5) * 1024 + t * 128 + ((((px >> 2) & 7) ^ t) << 4)) =
                             make_uint4(o[0], o[1], o[2], o[3]);
                         return;
                     }
@@ -444,7 +476,7 @@ __global__ void __launch_bounds__(kMaxThreads)
             // Every lane of the warp takes part in the shuffles (not behind `whole &&`).
             const bool partner_whole = __shfl_xor_sync(0xffffffffu, int(whole), 1) != 0;
             const bool paired = whole && partner_whole;
-            auto* prow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, odd ? y - 1 : y + 1);
+            auto* prow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, odd ? y - kDir : y + kDir);
 #pragma unroll
             for (int k = 0; k < kHRun / 4; k += 2) {
                 const uint4 c0 = make_uint4(outv[4 * k], outv[4 * k + 1], outv[4 * k + 2], outv[4 * k + 3]);
@@ -481,7 +513,8 @@ __global__ void __launch_bounds__(kMaxThreads)
             if constexpr (kTmaOut) {
                 if (tma_out) {  // rows past the image are not written (the segment ends on a block)
 #pragma unroll
-                    for (int b = 0; b < kStripW / 32; ++b) tma_store_2d(&dst_map, x0 + 32 * b, yk, out_tile + b * 1024);
+                    for (int b = 0; b < kStripW / 32; ++b)
+                        tma_store_2d(&dst_map, x0 + 32 * b, kUp ? yk - (kBlockRows - 1) : yk, out_tile + b * 1024);
                     bulk_commit();
                 }
             }
@@ -492,9 +525,58 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
     }
     if (tma_out && tid == 0) bulk_wait_all();
+}
+#endif
+
+// One CTA: its segment, streamed in the direction streams_up names. Radius <= 8 streams downwards
+// only: its segments re-read 2R + 1 of ~170 rows, and with both directions compiled in, r=4 took
+// 32.4 -> 32.9 us (H100 4K) and 107.9 -> 110.9 (8K).
+template <class Filter, int kHalo, int kR>
+__device__ __forceinline__ void box_stream_cta(const CUtensorMap& src_map, const CUtensorMap& dst_map,
+                                               const Filter& filter, const StreamGeom& g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ alignas(8) std::uint64_t full[kMaxStages];
+    tl::cuda::dev::stage_epilogue(filter);  // published by the segment's first barrier
+    const int seg = static_cast<int>(blockIdx.x) / g.strips;
+    const SegmentRows rows = g.segments.rows(seg, g.height);
+    if constexpr (kHalo > 8) {
+        if (streams_up(g, seg, rows, Shape<kHalo>::kBlockRows)) {
+            box_stream_segment<Filter, kHalo, kR, true>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
+            return;
+        }
+    }
+    box_stream_segment<Filter, kHalo, kR, false>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
 #else
     (void)src_map; (void)dst_map; (void)filter; (void)g;
 #endif
+}
+
+// Named stencil_tma_kernel_* so that the SASS test (tests/gpu/test_sass.cpp) holds them to the tma
+// mechanism's instruction, UTMALDG, like the tile kernel.
+// kR > 0: the radius as a compile-time constant (g.radius == kR), so the horizontal start-up sum
+// is unrolled and every column-sum offset is an immediate; 0: the radius from g.
+template <class Filter, int kHalo, int kR>
+__global__ void __launch_bounds__(kMaxThreads)
+    stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
+                                  const __grid_constant__ Filter filter, const StreamGeom g) {
+    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+}
+// Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
+template <class Filter>
+constexpr bool arithmetic_chain() {
+    if constexpr (tl::cuda::dev::is_fused_v<Filter>) return !Filter::byte_table;
+    else return false;
+}
+// The arithmetic chain's form (Fused<F, false>), held to the CTAs per SM it had with one stream
+// direction: with both compiled in, ptxas gave it 115-119 registers (79-96 before), a CTA per SM
+// fewer. Bounded: 80 registers at radius <= 8, 96 with a 20-byte spill above.
+template <class Filter, int kHalo, int kR>
+__global__ void __launch_bounds__(kMaxThreads, kHalo <= 8 ? 4 : 3)
+    stencil_tma_kernel_box_stream_chain(const __grid_constant__ CUtensorMap src_map,
+                                        const __grid_constant__ CUtensorMap dst_map, const __grid_constant__ Filter filter,
+                                        const StreamGeom g) {
+    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
 
 namespace {
@@ -559,7 +641,11 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
         using F = std::decay_t<decltype(f)>;
-        auto kernel = stencil_tma_kernel_box_stream<F, kHalo, std::is_same_v<F, dev::BoxFilter> ? kR : 0>;
+        constexpr int kKernelR = std::is_same_v<F, dev::BoxFilter> ? kR : 0;
+        auto kernel = [] {
+            if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
+            else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
+        }();
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
                                 cudaGetErrorName(e));
