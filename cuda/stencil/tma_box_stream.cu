@@ -80,6 +80,10 @@
 //     count until they meet (an early-started CTA paired with a late one; half as many segments):
 //     each pair ended together, but the pairs did not (26.5-37.0 us, the image's top and bottom
 //     segments last): 40.6-40.8 us at 4K, 8K 123.4, r=32 61.3-61.6.
+//   - the first-started segments longer (session 8's taper, start of segment s of n at
+//     U s ((1 + b) n - b s) / n^2), now that the clocks showed the launch order's effect: r=16 at
+//     b = 0, 0.05, 0.1, 0.15, 0.2, -0.1: 36.9, 37.2-37.3, 36.7-37.0, 36.7, 37.5-37.6, 39.3-39.6 us
+//     (r=4 and r=32 slower at every b != 0). The SMs' ends follow more than the launch order.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
