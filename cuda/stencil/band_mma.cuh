@@ -170,7 +170,8 @@ template <int KH, int W>
 struct Fragments {
     std::uint32_t ah[KH][4];
     std::uint32_t bv[W];
-    float h_init;  // !kSubnormalBytes: -1024 * sum of the fp16 weights, the conversion's bias
+    float h_init;  // -1024 * sum of the fp16 weights, the conversion's bias; not set (nor read) where
+                   // kSubnormalBytes: the products start from a compile-time 0 there
 };
 
 template <int KH, int W>
@@ -187,7 +188,6 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
     std::uint32_t hpair = pair;
     if constexpr (kSubnormalBytes<W>) {
         hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
-        fr.h_init = 0.0f;
     } else {
         float sum = wl;
 #pragma unroll

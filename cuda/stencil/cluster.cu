@@ -109,7 +109,8 @@ __global__ void __launch_bounds__(kThreads) stencil_cluster_kernel(const __grid_
         __syncthreads();
     }
     auto* vbuf = reinterpret_cast<float4*>(row(box, g.tile_h + 2 * R));  // separable filters
-    compute_any<Filter, Pixel, false>(filter, box, g, x0, y0, tid, kThreads, nullptr, vbuf, [] { __syncthreads(); });
+    compute_any<Filter, Pixel, false>(filter, box, g, x0, y0, tid, kThreads, nullptr, vbuf,
+                                      [] { __syncthreads(); });
 #else
     (void)own_map; (void)halo_map; (void)filter; (void)cgeom;
 #endif

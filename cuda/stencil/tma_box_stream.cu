@@ -283,7 +283,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     if (has_col) {
         const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R);
         for (int i = 0; i <= 2 * R; ++i) {
-            const std::uint32_t p = inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 2 * R + 1)[lc];
+            const std::uint32_t p =
+                inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 2 * R + 1)[lc];
             s_rb += lanes_rb(p);
             s_g += lane_g(p);
         }
@@ -307,7 +308,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         wait_through((k * kBlockRows + 2 * R + kBlockRows) / kStageRows);
         if (has_col) {
             uint2* out = colsum + tid;
-            const bool inside = g.border == Border::Zero || rows_inside(k * kBlockRows, k * kBlockRows + 2 * R + kBlockRows);
+            const bool inside =
+                g.border == Border::Zero || rows_inside(k * kBlockRows, k * kBlockRows + 2 * R + kBlockRows);
             // Leaving rows are loaded rows Bk + j: ring rows (Bk mod ring) + j, never wrapping
             // inside a block. Entering rows Bk + 2R + 1 + j wrap inside one block per ring turn.
             const std::uint32_t* lp = ring_row(leave0) + lc;

@@ -87,7 +87,8 @@ __global__ void __launch_bounds__(kThreads) stencil_tma_ws_kernel(const __grid_c
             fix_border<Pixel>(box, g, x0, y0, tid, nthreads, 0, g.tile_h + 2 * g.radius);
             named_sync(1, nthreads);
         }
-        compute_any<Filter, Pixel, false>(filter, box, g, x0, y0, tid, nthreads, nullptr, vbuf, [] { named_sync(1, nthreads); });
+        compute_any<Filter, Pixel, false>(filter, box, g, x0, y0, tid, nthreads, nullptr, vbuf,
+                                          [] { named_sync(1, nthreads); });
         __syncwarp();
         if (lane == 0) mbar_arrive(&empty[stage]);
     }
