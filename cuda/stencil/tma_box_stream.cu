@@ -72,10 +72,10 @@
 // segment pairs start (and end) at a common edge and read its rows once from DRAM (see streams_up):
 // ncu DRAM reads 42.0 -> 34.0 MB at 4K; r=16 37.5-38.0 -> 36.2-37.5 us (11 runs, median 36.8,
 // 1.44x), r=32 58.0-59.0 -> 52.5-53.6, 1080p r=16 19.3 -> 17.9; 8K r=16 unchanged (121.5-122.0 ->
-// 121.3-122.5; its segments are 720 rows). Per-CTA clocks (%globaltimer, 4K r=16) then: the first windows in at 4.4 us
-// (median; last 6.4), CTAs ending between 22.6 and 32.8 us; on each SM the CTA started first runs
-// fastest (blocks per us by launch wave 0.49 / 0.44 / 0.40), and the last one ends ~4 us after the
-// other two, alone on its SM (8K: 101, 106, 117 us). Tried and dropped:
+// 121.3-122.5; its segments are 720 rows). Per-CTA clocks (%globaltimer, 4K r=16) then: the first
+// windows in at 4.4 us (median; last 6.4), CTAs ending between 22.6 and 32.8 us; on each SM the CTA
+// started first runs fastest (blocks per us by launch wave 0.49 / 0.44 / 0.40), and the last one
+// ends ~4 us after the other two, alone on its SM (8K: 101, 106, 117 us). Tried and dropped:
 //   - the two CTAs of a pair sharing one segment from both ends, claiming blocks from a per-pair
 //     count until they meet (an early-started CTA paired with a late one; half as many segments):
 //     each pair ended together, but the pairs did not (26.5-37.0 us, the image's top and bottom
