@@ -83,7 +83,10 @@
 //   - the first-started segments longer (session 8's taper, start of segment s of n at
 //     U s ((1 + b) n - b s) / n^2), now that the clocks showed the launch order's effect: r=16 at
 //     b = 0, 0.05, 0.1, 0.15, 0.2, -0.1: 36.9, 37.2-37.3, 36.7-37.0, 36.7, 37.5-37.6, 39.3-39.6 us
-//     (r=4 and r=32 slower at every b != 0). The SMs' ends follow more than the launch order.
+//     (r=4 and r=32 slower at every b != 0). Clocks at b = 0.2 (launch waves 11-12 / 10-11 / 9
+//     blocks instead of 11 / 10-11 / 10): the last wave's blocks took 2.65 us instead of 2.43 (it
+//     runs on the issue slots the earlier CTAs leave), the spread of ends within an SM fell 3.6 ->
+//     2.1 us, but the last SM ended later (32.7-33.1 against 31.8 us).
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
