@@ -1,7 +1,8 @@
 // Mechanism "tma", Box filter on RGBA8: each CTA owns a vertical strip of the image and streams
-// down it through a ring of TMA row blocks (cp.async.bulk.tensor.2d, UTMALDG), keeping the
-// vertical running sums in integer registers; only one row enters and one leaves per output row,
-// whatever the radius, and the image's rows are read once per strip instead of once per tile.
+// down it (radius > 8: every other segment up, see streams_up) through a ring of TMA row blocks
+// (cp.async.bulk.tensor.2d, UTMALDG), keeping the vertical running sums in integer registers; only
+// one row enters and one leaves per output row, whatever the radius, and the image's rows are read
+// once per strip instead of once per tile.
 //
 // Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
 //   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R - 1 .. ye + R, one TMA box
