@@ -238,6 +238,14 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         tma_load_2d(base + std::size_t(kUp ? K - 1 - slot : slot) * g.stage_bytes, &src_map, x0 - kHalo,
                     image_row(s * kStageRows + (kUp ? kStageRows - 1 : 0)), &full[slot]);
     };
+    // Thread 0, once no thread reads loaded rows below `free_rows` any more: stage s overwrites
+    // stage s - K, so every stage whose predecessor in its slot lies wholly below goes out (after
+    // the fence that orders the slot's generic reads before TMA's writes).
+    int issued = 0;  // thread 0's count of stages issued
+    auto refill = [&](int free_rows) {
+        fence_proxy_async_smem();
+        while (issued < nstages && (issued - K + 1) * kStageRows <= free_rows) issue(issued++);
+    };
 
     if (tid == 0) {
         prefetch_map(&src_map);
@@ -245,7 +253,6 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         fence_barrier_init();
     }
     __syncthreads();
-    int issued = 0;  // thread 0's count of stages issued
     // At first only the stages of the warm-up and the first block: every CTA starts at once and
     // waits for them; the rest of the ring goes out once the warm-up rows are in.
     if (tid == 0)
@@ -369,10 +376,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         // now and its refill goes out half a block earlier than after the block's last barrier.
         // H100 (A/B in one run): r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16
         // unchanged (36.6-36.7 -> 36.5-36.7; 8K 121.1 -> 120.5).
-        if (kHalo > 8 && R + 1 >= kStageRows && tid == 0) {
-            fence_proxy_async_smem();
-            while (issued < nstages && (issued - K + 1) * kStageRows <= (k + 1) * kBlockRows) issue(issued++);
-        }
+        if (kHalo > 8 && R + 1 >= kStageRows && tid == 0) refill((k + 1) * kBlockRows);
 
         const int y = yk + kDir * hj;
         const bool active = has_item && (kUp ? y >= ys : y < ye);
@@ -541,10 +545,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     bulk_commit();
                 }
             }
-            // The next block reads loaded rows from B (k + 1) on: stage s overwrites stage s - K,
-            // free once all of its rows lie below that.
-            fence_proxy_async_smem();
-            while (issued < nstages && (issued - K + 1) * kStageRows <= (k + 1) * kBlockRows) issue(issued++);
+            refill((k + 1) * kBlockRows);  // the next block reads loaded rows from B (k + 1) on
         }
     }
     if (tma_out && tid == 0) bulk_wait_all();
