@@ -562,7 +562,15 @@ __device__ __forceinline__ void box_stream_cta(const CUtensorMap& src_map, const
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
     tl::cuda::dev::stage_epilogue(filter);  // published by the segment's first barrier
-    const int seg = static_cast<int>(blockIdx.x) / g.strips;
+    // Launch order: each strip's last segment first, then segments 0, 1, ... The CTAs launched last
+    // on an SM run slowest (its warp schedulers favour the older warps; per-CTA clocks, 4K r=16:
+    // 0.47, 0.44 and 0.40 blocks per us by launch rank, and on every SM the CTA launched last ended
+    // last), and the last segment, which reaches the image's bottom edge (its last blocks read the
+    // border rows one at a time), was the slowest of all when it came last: H100 4K r=16
+    // 36.0-36.4 -> 35.4-35.8 us, r=32 53.0-53.2 -> 52.1-52.4, r=4 32.4-32.6 -> 32.4-32.9, 8K r=16
+    // 120.9 -> 120.4 (A/B in one run; tilelab check passed on it).
+    const int order = static_cast<int>(blockIdx.x) / g.strips;
+    const int seg = order == 0 ? g.segments.per_strip - 1 : order - 1;
     const SegmentRows rows = g.segments.rows(seg, g.height);
     if constexpr (kHalo > 8) {
         if (streams_up(g, seg, rows, Shape<kHalo>::kBlockRows)) {
