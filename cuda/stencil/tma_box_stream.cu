@@ -5,12 +5,13 @@
 // once per strip instead of once per tile.
 //
 // Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
-//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R - 1 .. ye + R, one TMA box
+//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1, one TMA box
 //            per stage; kBoxW = 2 kHalo + kStripW rounded up to an odd multiple of 4 px, kHalo = R
 //            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned)
 //   per block of kBlockRows output rows:
 //     vertical    thread c owns column x0 - R + c (kStripW + 2R of them); per output row y it adds
-//                 the entering row y + R and subtracts the row y - R - 1 in one 3-input add, as
+//                 the entering row y + R and subtracts the row y - R - 1 (none for the segment's
+//                 first output: the warm-up holds its window's other rows) in one 3-input add, as
 //                 16-bit lanes (R, B) and (G) in two registers (65 x 255 fits in 16 bits)
 //     colsum      (kBlockRows, kCsStride) uint2 in shared memory
 //     horizontal  thread = one output row x kHRun outputs: a running sum over the column sums,
@@ -21,8 +22,9 @@
 //                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
 //                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
 //   thread 0 refills ring stages no later output row reads (the ring holds the 2R + kBlockRows + 1
-//   rows one block reads, plus `stages` - 1 stages in flight); at the start it issues only the
-//   stages of the warm-up and the first block, the rest once those have arrived
+//   rows one block reads, plus `stages` - 1 stages in flight), after the block's first barrier; at
+//   the start it issues only the stages of the warm-up and the first block (2R + kBlockRows rows),
+//   the rest once the warm-up's have arrived
 // Borders: rows and columns outside the image are read from the row / column the border rule
 // names (fold_coord) inside the ring, which always holds them: output row y reads rows within
 // [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
@@ -216,16 +218,19 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     const int ys = seg_rows.begin, ye = seg_rows.end;
     const int blocks = (ye - ys + kBlockRows - 1) / kBlockRows;
     // Loaded row i (in processing order) is image row load_row0 + kDir i; TMA zero-fills rows outside
-    // the image. Output p (image row y) needs rows y - kDir (R + 1) (leaving) .. y + kDir R
-    // (entering): loaded rows p .. p + 2R + 1.
-    const int load_row0 = kUp ? ye + R : ys - R - 1;
+    // the image. Output p (image row y) takes its window y - kDir R .. y + kDir R, loaded rows
+    // p .. p + 2R, from output p - 1's by adding loaded row p + 2R and taking off p - 1. Output 0's
+    // window is the warm-up (rows 0 .. 2R - 1) plus row 2R: nothing leaves, so row -1 is never
+    // loaded and the first block reads 2R + B rows, whole stages where 2R is a multiple of B (B = 16
+    // at radius 16: three stages before anything is computed, not four).
+    const int load_row0 = kUp ? ye - 1 + R : ys - R;
     auto image_row = [&](int i) { return load_row0 + kDir * i; };
     // Whether loaded rows i0 .. i1 all lie inside the image (no border rule to apply).
     auto rows_inside = [&](int i0, int i1) {
         const int a = image_row(kUp ? i1 : i0), b = image_row(kUp ? i0 : i1);
         return a >= 0 && b < g.height;
     };
-    const int nload = blocks * kBlockRows + 2 * R + 1;
+    const int nload = blocks * kBlockRows + 2 * R;
     const int nstages = (nload + kStageRows - 1) / kStageRows;
     // Ring row r (processing order; r < ring_rows).
     const std::uint32_t* ring_r0 = kUp ? ring + (ring_rows - 1) * kBoxW : ring;
@@ -256,7 +261,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // At first only the stages of the warm-up and the first block: every CTA starts at once and
     // waits for them; the rest of the ring goes out once the warm-up rows are in.
     if (tid == 0)
-        for (; issued < min(min(K, nstages), (2 * R + kBlockRows) / kStageRows + 1); ++issued) issue(issued);
+        for (; issued < min(min(K, nstages), (2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
     // Stages every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nstages - 1};
     auto wait_through = [&](int s) { ring_wait.through(full, s); };
@@ -282,24 +287,23 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // Ring row of the folded row v for block rows based at loaded row `first` (ring row `first_ring`):
     // an output of the block reads loaded rows first .. first + span only, so the offset is
     // clamped there (rows no stored output reads may fold anywhere) and wraps at most once.
-    auto ring_row_folded = [&](int v, int first, int first_ring, int span) {
-        const int o = min(max(kDir * (fold_row(v) - load_row0) - first, 0), span);
+    auto ring_row_folded = [&](int v, int first, int first_ring, int lo, int span) {
+        const int o = min(max(kDir * (fold_row(v) - load_row0) - first, lo), span);
         const int r = first_ring + o;
         return ring_row(r >= ring_rows ? r - ring_rows : r);
     };
 
     // Vertical running sums: (R, B) in the 16-bit lanes of one register, G in another.
     std::uint32_t s_rb = 0, s_g = 0;
-    // Warm-up: loaded rows 0 .. 2R enter (ring rows as loaded), so that the first output row can
-    // subtract loaded row 0 like every other.
-    wait_through((2 * R) / kStageRows);
+    // Warm-up: loaded rows 0 .. 2R - 1 (ring rows as loaded); the first block adds row 2R.
+    wait_through((2 * R - 1) / kStageRows);
     if (tid == 0)
         for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
     if (has_col) {
-        const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R);
-        for (int i = 0; i <= 2 * R; ++i) {
+        const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R - 1);
+        for (int i = 0; i < 2 * R; ++i) {
             const std::uint32_t p =
-                inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 2 * R + 1)[lc];
+                inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 0, 2 * R - 1)[lc];
             s_rb += lanes_rb(p);
             s_g += lane_g(p);
         }
@@ -310,23 +314,25 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     const int hj = tid % kBlockRows;
     const int hx = (tid / kBlockRows) * kHRun;
 
-    // Ring rows of this block's first leaving row (Bk), first entering row (Bk + 2R + 1) and of
-    // this thread's centre row (Bk + hj + R + 1), advanced by B per block.
+    // Ring rows of this block's first leaving row (Bk - 1), first entering row (Bk + 2R) and of this
+    // thread's centre row (Bk + hj + R), advanced by B per block.
     auto wrap = [&](int r) { return r >= ring_rows ? r - ring_rows : r; };
-    int leave0 = 0;
-    int enter0 = (2 * R + 1) % ring_rows;
-    int centre0 = (hj + R + 1) % ring_rows;
+    int leave0 = ring_rows - 1;
+    int enter0 = (2 * R) % ring_rows;
+    int centre0 = (hj + R) % ring_rows;
     for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows), enter0 = wrap(enter0 + kBlockRows),
              centre0 = wrap(centre0 + kBlockRows)) {
         const int yk = kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
-        // Loaded rows Bk .. Bk + 2R + B (B = kBlockRows): the leaving and entering rows of this block.
-        wait_through((k * kBlockRows + 2 * R + kBlockRows) / kStageRows);
+        // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
+        wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
         if (has_col) {
             uint2* out = colsum + tid;
-            const bool inside =
-                g.border == Border::Zero || rows_inside(k * kBlockRows, k * kBlockRows + 2 * R + kBlockRows);
-            // Leaving rows are loaded rows Bk + j: ring rows (Bk mod ring) + j, never wrapping
-            // inside a block. Entering rows Bk + 2R + 1 + j wrap inside one block per ring turn.
+            const bool inside = g.border == Border::Zero ||
+                                rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
+            // Leaving rows are loaded rows Bk - 1 + j: they wrap inside the block that starts a ring
+            // turn (row Bk - 1 is the ring's last), after j = 0; the first block has no row -1.
+            // Entering rows Bk + 2R + j wrap inside one block per ring turn where 2R is no
+            // multiple of B.
             const std::uint32_t* lp = ring_row(leave0) + lc;
             const int e0 = enter0;
             const std::uint32_t* ep = ring_row(e0) + lc;
@@ -339,7 +345,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             // stored: interleaved with the stores, ptxas kept every load behind the store before it
             // (both shared memory, possibly aliased), and each row waited for its loads' latency.
             std::uint32_t ev[kBlockRows], lv[kBlockRows];
-            if (inside && e0 + kBlockRows <= ring_rows) {
+            const bool leave_wraps = leave0 == ring_rows - 1;
+            if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) {
                     ev[j] = ep[j * kRowStep];
@@ -348,35 +355,43 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else if (inside) {
-                const std::uint32_t* ew = ep - ring_rows * kRowStep;  // rows from the ring's start on
-                // ring_rows is a multiple of B and e0 = 2R + 1 (mod B), so the block that wraps starts
-                // B - (2R + 1) mod B rows before the ring's end: a compile-time split where R is.
-                const int jw = kBlockRows - (2 * R + 1) % kBlockRows;
+                // Rows from the ring's start on. ring_rows is a multiple of B and e0 = 2R (mod B), so
+                // entering rows that wrap start B - 2R mod B rows before the ring's end (a compile-
+                // time split where R is); leaving rows wrap after the first. Never both in one block
+                // (the ring holds at least 2R + B + 1 rows).
+                const std::uint32_t* ew = ep - ring_rows * kRowStep;
+                const std::uint32_t* lw = lp - ring_rows * kRowStep;
+                const int jw = leave_wraps ? kBlockRows : kBlockRows - (2 * R) % kBlockRows;
+                const int jl = leave_wraps ? 1 : kBlockRows;
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) {
                     ev[j] = (j < jw ? ep : ew)[j * kRowStep];
-                    lv[j] = lp[j * kRowStep];
+                    lv[j] = (j < jl ? lp : lw)[j * kRowStep];
                 }
+                if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves
 #pragma unroll
                 for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
                     const int y = yk + kDir * j;
-                    const int first = k * kBlockRows, span = 2 * R + kBlockRows;
-                    step(j, ring_row_folded(y + kDir * R, first, leave0, span)[lc],
-                         ring_row_folded(y - kDir * (R + 1), first, leave0, span)[lc]);
+                    // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
+                    // has no row -1 (its first output subtracts nothing).
+                    const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                    step(j, ring_row_folded(y + kDir * R, first, leave0, lo, span)[lc],
+                         k == 0 && j == 0 ? 0u : ring_row_folded(y - kDir * (R + 1), first, leave0, lo, span)[lc]);
                 }
             }
         }
         // The previous block's TMA stores have read the output block before anyone rewrites it.
         if (tma_out && tid == 0) bulk_wait_read();
         __syncthreads();  // column sums of the block are in shared memory
-        // Radius >= kStageRows - 1: the horizontal pass reads no row of the block's first stage (its
-        // centre rows start R + 1 rows below the block's first leaving row), so that stage is free
-        // now and its refill goes out half a block earlier than after the block's last barrier.
-        // H100 (A/B in one run): r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16
-        // unchanged (36.6-36.7 -> 36.5-36.7; 8K 121.1 -> 120.5).
-        if (kHalo > 8 && R + 1 >= kStageRows && tid == 0) refill((k + 1) * kBlockRows);
+        // The horizontal pass reads no row below Bk (its centre rows start R rows below), so the
+        // stage that ends with the block's first leaving row is free now, and its refill goes out
+        // half a block earlier than after the block's last barrier (the next block reads rows from
+        // B (k + 1) - 1 on, in the stage after it). H100, when rows were counted from the leaving row
+        // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
+        // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
+        if (tid == 0) refill(k * kBlockRows);
 
         const int y = yk + kDir * hj;
         const bool active = has_item && (kUp ? y >= ys : y < ye);
@@ -545,7 +560,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     bulk_commit();
                 }
             }
-            refill((k + 1) * kBlockRows);  // the next block reads loaded rows from B (k + 1) on
+            refill((k + 1) * kBlockRows - 1);  // the next block reads loaded rows from B (k + 1) - 1 on
         }
     }
     if (tma_out && tid == 0) bulk_wait_all();
