@@ -18,13 +18,13 @@
 //                 for R <= 7 in the same 16-bit lanes (15 x 15 x 255 fits), else in 32-bit per
 //                 channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean with one
 //                 multiply-high per channel; alpha from the centre pixel
-//     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then thread 0
+//     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then the producer
 //                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
 //                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
-//   thread 0 refills ring stages no later output row reads (the ring holds the 2R + kBlockRows + 1
-//   rows one block reads, plus `stages` - 1 stages in flight), after the block's first barrier; at
-//   the start it issues only the stages of the warm-up and the first block (2R + kBlockRows rows),
-//   the rest once the warm-up's have arrived
+//   the producer thread (the first with no horizontal item) refills ring stages no later output row
+//   reads (the ring holds the 2R + kBlockRows + 1 rows one block reads, plus `stages` - 1 stages in
+//   flight), after the block's first barrier; at the start it issues only the stages of the warm-up
+//   and the first block (2R + kBlockRows rows), the rest once the warm-up's have arrived
 // Borders: rows and columns outside the image are read from the row / column the border rule
 // names (fold_coord) inside the ring, which always holds them: output row y reads rows within
 // [y - R - 1, y + R] clipped to the image. TMA's zero fill is used as is for Border::Zero.
@@ -243,16 +243,26 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         tma_load_2d(base + std::size_t(kUp ? K - 1 - slot : slot) * g.stage_bytes, &src_map, x0 - kHalo,
                     image_row(s * kStageRows + (kUp ? kStageRows - 1 : 0)), &full[slot]);
     };
-    // Thread 0, once no thread reads loaded rows below `free_rows` any more: stage s overwrites
+    // The producer: the thread that issues the TMA loads (and the stores where R <= 8). Outside the
+    // radius-16 class it is the first thread without a horizontal item (warp 4 or 5 idles through
+    // the horizontal pass), so that the refill after the block's first barrier overlaps the other
+    // warps' horizontal items. ncu, 4K r=16 with thread 0 producing: 20 % of the stall samples at
+    // the two barriers, 14 % at the first. H100, A/B in one run (four alternating pairs): r=32
+    // 52.4-52.7 -> 50.8-51.2 us, r=4 31.6 -> 31.1-31.4, 8K r=4 106.1 -> 103.7; but r=16 34.4-34.9
+    // -> 34.8-35.6 and 8K r=16 118.5 -> 119.5, so radius 9-16 keeps thread 0 (warp 0, the one the
+    // scheduler favours, issues them sooner?).
+    constexpr int kProducer = kHalo == 16 ? 0 : kBlockRows * (kStripW / kHRun);
+    static_assert(kProducer < kStripW + 2, "the CTA has kStripW + 2R >= kStripW + 2 threads");
+    // The producer, once no thread reads loaded rows below `free_rows` any more: stage s overwrites
     // stage s - K, so every stage whose predecessor in its slot lies wholly below goes out (after
     // the fence that orders the slot's generic reads before TMA's writes).
-    int issued = 0;  // thread 0's count of stages issued
+    int issued = 0;  // the producer's count of stages issued
     auto refill = [&](int free_rows) {
         fence_proxy_async_smem();
         while (issued < nstages && (issued - K + 1) * kStageRows <= free_rows) issue(issued++);
     };
 
-    if (tid == 0) {
+    if (tid == kProducer) {
         prefetch_map(&src_map);
         for (int s = 0; s < K; ++s) mbar_init(&full[s], 1);
         fence_barrier_init();
@@ -260,7 +270,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     __syncthreads();
     // At first only the stages of the warm-up and the first block: every CTA starts at once and
     // waits for them; the rest of the ring goes out once the warm-up rows are in.
-    if (tid == 0)
+    if (tid == kProducer)
         for (; issued < min(min(K, nstages), (2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
     // Stages every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nstages - 1};
@@ -297,7 +307,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     std::uint32_t s_rb = 0, s_g = 0;
     // Warm-up: loaded rows 0 .. 2R - 1 (ring rows as loaded); the first block adds row 2R.
     wait_through((2 * R - 1) / kStageRows);
-    if (tid == 0)
+    if (tid == kProducer)
         for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
     if (has_col) {
         const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R - 1);
@@ -395,7 +405,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
         }
         // The previous block's TMA stores have read the output block before anyone rewrites it.
-        if (tma_out && tid == 0) bulk_wait_read();
+        if (tma_out && tid == kProducer) bulk_wait_read();
         __syncthreads();  // column sums of the block are in shared memory
         // The horizontal pass reads no row below Bk (its centre rows start R rows below), so the
         // stage that ends with the block's first leaving row is free now, and its refill goes out
@@ -403,7 +413,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         // B (k + 1) - 1 on, in the stage after it). H100, when rows were counted from the leaving row
         // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
         // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
-        if (tid == 0) refill(k * kBlockRows);
+        if (tid == kProducer) refill(k * kBlockRows);
 
         const int y = yk + kDir * hj;
         const bool active = has_item && (kUp ? y >= ys : y < ye);
@@ -563,7 +573,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         // This thread's writes of the output block, before the TMA store (async proxy) reads them.
         if (tma_out) fence_proxy_async_smem();
         __syncthreads();  // column sums and the block's ring rows are free again
-        if (tid == 0) {
+        if (tid == kProducer) {
             if constexpr (kTmaOut) {
                 if (tma_out) {  // rows past the image are not written (the segment ends on a block)
 #pragma unroll
@@ -575,7 +585,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             refill((k + 1) * kBlockRows - 1);  // the next block reads loaded rows from B (k + 1) - 1 on
         }
     }
-    if (tma_out && tid == 0) bulk_wait_all();
+    if (tma_out && tid == kProducer) bulk_wait_all();
 }
 #endif
 
