@@ -262,16 +262,16 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         while (issued < nstages && (issued - K + 1) * kStageRows <= free_rows) issue(issued++);
     };
 
+    // At first only the stages of the warm-up and the first block: every CTA starts at once and
+    // waits for them; the rest of the ring goes out once the warm-up rows are in. The producer
+    // issues them before the barrier that publishes the initialised mbarriers to the other threads.
     if (tid == kProducer) {
         prefetch_map(&src_map);
         for (int s = 0; s < K; ++s) mbar_init(&full[s], 1);
         fence_barrier_init();
+        for (; issued < min(min(K, nstages), (2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
     }
     __syncthreads();
-    // At first only the stages of the warm-up and the first block: every CTA starts at once and
-    // waits for them; the rest of the ring goes out once the warm-up rows are in.
-    if (tid == kProducer)
-        for (; issued < min(min(K, nstages), (2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
     // Stages every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nstages - 1};
     auto wait_through = [&](int s) { ring_wait.through(full, s); };

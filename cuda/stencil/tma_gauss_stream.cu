@@ -121,6 +121,12 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
         }
         fence_barrier_init();
     }
+    int issued = 0;  // thread 0's count of blocks issued
+    // At first only the window's W blocks: every CTA starts at once and waits for its window, so
+    // the blocks behind it would only delay the windows; they go out once the window is in. Thread 0
+    // issues them before the barrier that publishes the initialised mbarriers to the other threads.
+    if (tid == 0)
+        for (; issued < min(W, nblocks); ++issued) issue(issued);
     const bool fold_cols = g.border != Border::Zero && (bx < 0 || bx + BW > g.width);
     if (fold_cols) {
         // Sources are kept to the box's in-image columns: columns no stored output reads may fold
@@ -132,11 +138,6 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
         }
     }
     __syncthreads();
-    int issued = 0;  // thread 0's count of blocks issued
-    // At first only the window's W blocks: every CTA starts at once and waits for its window, so
-    // the blocks behind it would only delay the windows; they go out once the window is in.
-    if (tid == 0)
-        for (; issued < min(W, nblocks); ++issued) issue(issued);
 
     // Blocks every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nblocks - 1};
