@@ -94,6 +94,19 @@
 //     started, per launch) slept before its block's last barrier, for 0.5-3 us per block of lead
 //     past a margin of 0-1 block: r=16 39.8-47.8 us against 36.6-37.0, r=4 36.2-52.9 against 32.4,
 //     8K r=16 136.4-154.3 against 123.2. A sleeping CTA cost more than the evener ends gained.
+// Session 11 (H100, A/B in one run each; README for the clocks): each strip's last segment launches
+// first (box_stream_cta), rows count from the first output's window (three stages, not four,
+// before the first block at r=16), the producer moved off warp 0 outside the radius-16 class:
+// r=16 36.0-36.4 -> 34.3-34.9 us (1.34-1.37x), r=32 53.0 -> 50.8-51.2, r=4 32.4 -> 31.1-31.4.
+// Tried and dropped:
+//   - three segments per CTA on named barriers (one CTA per SM), passing each block's last barrier
+//     together: 41.2-41.6 us (39.3-39.8 without the lockstep) against 36.1-36.6
+//   - converging pairs (2m down, 2m + 1 up) claiming the 2d blocks between them from a per-pair
+//     counter: d = 1-3 39.8-41.5 against 38.5-39.2 at d = 0 (every CTA ran slower)
+//   - border rows copied inside the ring so that every block takes the fast path: 38.3-38.5; the
+//     fold path unrolled and hoisted: 43.1-43.4 (96 registers)
+//   - segments tapered by launch order (1-3 blocks): 35.4-36.2 against 34.5
+//   - no fence in a refill that issues nothing: 34.5-34.9 against 34.3-34.6
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
