@@ -262,8 +262,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // warps' horizontal items. ncu, 4K r=16 with thread 0 producing: 20 % of the stall samples at
     // the two barriers, 14 % at the first. H100, A/B in one run (four alternating pairs): r=32
     // 52.4-52.7 -> 50.8-51.2 us, r=4 31.6 -> 31.1-31.4, 8K r=4 106.1 -> 103.7; but r=16 34.4-34.9
-    // -> 34.8-35.6 and 8K r=16 118.5 -> 119.5, so radius 9-16 keeps thread 0 (warp 0, the one the
-    // scheduler favours, issues them sooner?).
+    // -> 34.8-35.6 and 8K r=16 118.5 -> 119.5, so radius 9-16 keeps thread 0. Why r=16 loses is not
+    // understood (a guess: the schedulers favour warp 0, so its loads go out sooner).
     constexpr int kProducer = kHalo == 16 ? 0 : kBlockRows * (kStripW / kHRun);
     static_assert(kProducer < kStripW + 2, "the CTA has kStripW + 2R >= kStripW + 2 threads");
     // The producer, once no thread reads loaded rows below `free_rows` any more: stage s overwrites
