@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     // -> 32.0-32.2, 0.5 unchanged (32.9-33.2); the last segment alone first: 37.2-37.6 / 32.1-32.3.
     // With a tail (8K) the launch order is the plan's: the short segments must come last.
     const int order = static_cast<int>(blockIdx.x) / g.strips;
-    const int seg = !g.edges_first || order >= 2 ? max(order - (g.edges_first ? 1 : 0), 0)
-                                                  : (order == 0 ? 0 : g.segments.per_strip - 1);
+    int seg = order;
+    if (g.edges_first && order >= 1) seg = order == 1 ? g.segments.per_strip - 1 : order - 1;
     const int x0 = strip * kStripW;
     const SegmentRows seg_rows = g.segments.rows(seg, g.height);
     const int ys = seg_rows.begin, ye = seg_rows.end;
