@@ -613,6 +613,84 @@ struct UserKernel3Filter {
     }
 };
 
+// The user 5x5 kernel on RGBA8 with the float form over raw bytes that UserKernel3Filter has
+// (swar_math::UserPlanarFormT<25>), which `tma` runs on its tiles where `planar.usable`: one
+// channel at a time, each byte the denormal p 2^-149 (one PRMT), 25 FFMA per output and channel,
+// one FFMA on 2^23 to round; a 5-row window of 8 floats (pixels x - 2 .. x + 5) of one channel
+// live instead of 5 rows x 8 pixels x 3 channels. Where the form cannot hold the weights, the
+// runtime-radius window of UserKernelFilter (the base) runs, as it did for every 5x5 kernel before:
+// 25 taps of four channels converted per tap (H100 4K: 140 us on `ldgsts`).
+struct UserKernel5Filter : UserKernelFilter {
+    swar_math::UserPlanarFormT<25> planar{};
+    // Channel C of the 4 outputs whose windows are columns i .. i + 4 (i = 0..3) of the 5 rows
+    // `win` (rows in order top .. bottom through the ring index `top`), merged into out as
+    // UserKernel3Filter::planar4 does.
+    template <int C>
+    __device__ __forceinline__ void planar4(const float (&win)[5][8], int top, const std::uint32_t (&c)[4],
+                                            std::uint32_t (&out)[4]) const {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float a = planar.acc_bias;
+#pragma unroll
+            for (int dy = 0; dy < 5; ++dy)
+#pragma unroll
+                for (int dx = 0; dx < 5; ++dx)
+                    a = UserKernel3Filter::fma_keep_denormals(planar.w[dy * 5 + dx], win[(top + dy) % 5][i + dx], a);
+            const std::uint32_t bits =
+                swar::clamped_byte_bits(UserKernel3Filter::fma_keep_denormals(planar.out_scale, a, 8388608.0f));
+            if constexpr (C == 0) out[i] = __byte_perm(bits, c[i], 0x7000u);
+            else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
+            else out[i] = __byte_perm(out[i], bits, 0x3410u);
+        }
+    }
+    // One work item of 4 adjacent outputs x `rows` (<= kRows) output rows: channels R, G, B in turn,
+    // each sliding its 5-row window down input rows 0 .. rows + 3. row(i, px) gives input row i's
+    // pixels x - 2 .. x + 5; centre(step, c) the 4 centre pixels of output row `step` (channel R
+    // only: their alpha goes with the first byte).
+    template <int kRows, class RowFn, class CentreFn>
+    __device__ __forceinline__ void planar_item(int rows, RowFn&& row, CentreFn&& centre,
+                                                std::uint32_t (&out)[kRows][4]) const {
+        auto channel = [&](auto cc) {
+            constexpr int C = decltype(cc)::value;
+            auto load = [&](int i, float (&d)[8]) {
+                std::uint32_t px[8];
+                row(i, px);
+#pragma unroll
+                for (int k = 0; k < 8; ++k) d[k] = UserKernel3Filter::byte_denormal<C>(px[k]);
+            };
+            float win[5][8];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) load(i, win[i]);
+#pragma unroll
+            for (int step = 0; step < kRows; ++step) {
+                if (step >= rows) break;
+                load(step + 4, win[(step + 4) % 5]);
+                std::uint32_t c[4] = {};
+                if constexpr (C == 0) centre(step, c);
+                planar4<C>(win, step % 5, c, out[step]);
+            }
+        };
+        channel(std::integral_constant<int, 0>{});
+        channel(std::integral_constant<int, 1>{});
+        channel(std::integral_constant<int, 2>{});
+    }
+};
+
+// Calls fn with the user 5x5 kernel's planar twin (UserKernel5Filter) where `f` is a 5x5 user
+// kernel, else with `f`. Only `tma` takes it (compute_any); the other mechanisms keep their window.
+template <class Filter, class Fn>
+decltype(auto) with_user5_planar(const Filter& f, Fn&& fn) {
+    if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
+        if (f.radius == 2) {
+            UserKernel5Filter u{};
+            static_cast<UserKernelFilter&>(u) = f;
+            u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);
+            return fn(u);
+        }
+    }
+    return fn(f);
+}
+
 // Host side: true when a functor's `radius` is a static member (the 3x3 functors and the radius-1
 // twins with_fixed_radius makes; every one of them has radius 1). tma_common.cuh's FixedRadius
 // concept says the same in device code; the host compiler rejects that form as a hard error on

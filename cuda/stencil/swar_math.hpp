@@ -96,15 +96,19 @@ namespace tl::cuda::swar_math {
 // error of a half, as the other float paths can). e puts the largest |weight| just below 2^126.
 // Usable when every weight, scale and bias is finite, scale and some weight are non-zero and the
 // derived factors are finite; otherwise `usable` stays false and the plain float window runs.
-struct UserPlanarForm {
+// The same form serves the user 5x5 kernel (UserKernel5Filter, 25 weights): N is the window's taps.
+template <int N>
+struct UserPlanarFormT {
     bool usable = false;
-    float w[9] = {};
+    float w[N] = {};
     float out_scale = 0.0f;
     float acc_bias = 0.0f;
 };
+using UserPlanarForm = UserPlanarFormT<9>;
 
-inline UserPlanarForm user_planar_form(const float (&weights)[9], float scale, float bias) {
-    UserPlanarForm r;
+template <int N>
+inline UserPlanarFormT<N> user_planar_form(const float (&weights)[N], float scale, float bias) {
+    UserPlanarFormT<N> r;
     float big = 0.0f;
     for (float w : weights) {
         if (!std::isfinite(w)) return r;
@@ -114,18 +118,20 @@ inline UserPlanarForm user_planar_form(const float (&weights)[9], float scale, f
     int ex = 0;
     (void)std::frexp(big, &ex);  // big < 2^ex
     const int e = 126 - ex;
-    for (int i = 0; i < 9; ++i) r.w[i] = std::ldexp(weights[i], e);
+    for (int i = 0; i < N; ++i) r.w[i] = std::ldexp(weights[i], e);
     r.out_scale = std::ldexp(scale, 149 - e);
     r.acc_bias = 255.0f * bias / r.out_scale;
     r.usable = std::isfinite(r.out_scale) && r.out_scale != 0.0f && std::isfinite(r.acc_bias);
     return r;
 }
 
-// The host's twin of the device sum (UserKernel3Filter::planar4), in the same order, for one
-// channel of one output: p = the 3x3 window's bytes, row-major. Returns the stored byte.
-inline std::uint32_t user_planar_byte(const UserPlanarForm& f, const std::uint32_t (&p)[9]) {
+// The host's twin of the device sums (UserKernel3Filter::planar4, UserKernel5Filter::planar4), in
+// the same order, for one channel of one output: p = the window's bytes, row-major. Returns the
+// stored byte.
+template <int N>
+inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::uint32_t (&p)[N]) {
     float a = f.acc_bias;
-    for (int k = 0; k < 9; ++k) {
+    for (int k = 0; k < N; ++k) {
         float v;
         std::memcpy(&v, &p[k], sizeof v);  // the byte as a denormal
         a = std::fma(f.w[k], v, a);

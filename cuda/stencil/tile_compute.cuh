@@ -42,6 +42,7 @@ struct Radius1<Filter, std::enable_if_t<std::is_pointer_v<decltype(&Filter::radi
 __host__ __device__ inline int functor_radius(const BoxFilter& f) { return f.radius; }
 __host__ __device__ inline int functor_radius(const GaussianFilter& f) { return f.radius; }
 __host__ __device__ inline int functor_radius(const UserKernelFilter& f) { return f.radius; }
+__host__ __device__ inline int functor_radius(const UserKernel5Filter& f) { return f.radius; }
 template <class F> __host__ __device__ inline int functor_radius(const F&) { return F::radius; }
 template <class F, bool T> __host__ __device__ inline int functor_radius(const Fused<F, T>& f) {
     return functor_radius(static_cast<const F&>(f));

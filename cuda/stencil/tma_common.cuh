@@ -549,6 +549,45 @@ __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const 
     });
 }
 
+// The user 5x5 kernel in the same form (UserKernel5Filter::planar_item): per item and channel,
+// each of its 8 box rows read again (one 16-byte and two 8-byte shared loads: pixels x - 2 .. x + 5)
+// and its bytes taken as denormal floats, a 5-row window sliding down.
+template <class Filter>
+__device__ __forceinline__ void compute_tile_user5_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
+                                                          int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
+    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 2>;  // 4: the outputs' 16-byte chunk
+    static_assert(kHl % 2 == 0, "8-byte loads of the two pixels either side");
+    for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
+        const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
+        std::uint32_t out[kRowsPerItem][4];
+        f.template planar_item<kRowsPerItem>(
+            rows,
+            [&](int i, std::uint32_t (&px)[8]) {
+                // asm volatile: loaded again for each channel. Plain loads were merged across the three
+                // channels, so all 8 rows' pixels stayed live (ptxas: 128 registers and a spill).
+                const std::uint32_t a = smem_u32(col + i * g.box_stride + kHl - 2);
+                asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[0]), "=r"(px[1]) : "r"(a));
+                asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                             : "=r"(px[2]), "=r"(px[3]), "=r"(px[4]), "=r"(px[5]) : "r"(a + 8));
+                asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[6]), "=r"(px[7]) : "r"(a + 24));
+            },
+            [&](int step, std::uint32_t (&c)[4]) {
+                const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 2) * g.box_stride + kHl);
+                c[0] = q.x;
+                c[1] = q.y;
+                c[2] = q.z;
+                c[3] = q.w;
+            },
+            out);
+#pragma unroll
+        for (int step = 0; step < kRowsPerItem; ++step) {
+            if (step >= rows) break;
+            tl::cuda::dev::finish4(f, out[step]);
+            if (!put_item_row4(g, staging, x0, y0, lx, ly0 + step, out[step])) break;
+        }
+    });
+}
+
 template <class Filter, class Pixel>
 __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                                    int x0, int y0, int tid, int nthreads,
@@ -799,6 +838,13 @@ __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixe
         // both, the kernel took 118 registers (tma), with this form alone 80, with the ring 98.
         if (f.planar.usable)  // uniform: a kernel parameter
             compute_tile_user_planar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
+        else
+            compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
+    } else if constexpr (kUserPlanar &&
+                         std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel5Filter> &&
+                         std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8>) {
+        if (f.planar.usable)  // uniform: a kernel parameter
+            compute_tile_user5_planar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
         else
             compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
     } else if constexpr (FixedRadius<Filter>)

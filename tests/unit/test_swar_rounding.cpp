@@ -192,4 +192,51 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
     EXPECT_FALSE(user_planar_form(ok, INFINITY, 0.0f).usable);
 }
 
+// The user 5x5 kernel's form (UserKernel5Filter::planar4 on `tma`): the same rule over 25 taps, with
+// check's asymmetric 5x5 weights and a Gaussian-like set of fractional ones.
+TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
+    struct Case {
+        float w[25];
+        float scale, bias;
+    };
+    Case cases[2]{};
+    for (int i = 0; i < 25; ++i) cases[0].w[i] = float((i * 7) % 11) - 3.0f;  // check_core's "user 5x5"
+    cases[0].scale = 1.0f / 40.0f;
+    cases[0].bias = 0.1f;
+    const float g[5] = {0.0545f, 0.2442f, 0.4026f, 0.2442f, 0.0545f};
+    for (int i = 0; i < 25; ++i) cases[1].w[i] = g[i / 5] * g[i % 5];
+    cases[1].scale = 1.0f;
+    cases[1].bias = -0.01f;
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (const Case& c : cases) {
+        const auto f = user_planar_form(c.w, c.scale, c.bias);
+        ASSERT_TRUE(f.usable);
+        long away_from_half = 0, checked = 0;
+        for (int n = 0; n < 100000; ++n) {
+            std::uint32_t p[25];
+            for (auto& b : p) b = std::uint32_t(byte(rng));
+            if (n < 5)
+                for (auto& b : p) b = std::uint32_t(n == 0 ? 0 : n == 1 ? 255 : n == 2 ? 1 : n == 3 ? 128 : 254);
+            double v = 255.0 * double(c.bias), magnitude = std::fabs(v);
+            for (int k = 0; k < 25; ++k) {
+                const double term = double(c.scale) * double(c.w[k]) * double(p[k]);
+                v += term;
+                magnitude += std::fabs(term);
+            }
+            const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
+            const double got = double(user_planar_byte(f, p));
+            ASSERT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
+            ++checked;
+            if (std::fabs(v - std::floor(v) - 0.5) > 1e-5 * magnitude + 1e-6) {
+                ASSERT_EQ(got, want) << "exact value " << v;
+                ++away_from_half;
+            }
+        }
+        EXPECT_GT(away_from_half, checked / 2);
+    }
+    float zeros[25] = {};
+    EXPECT_FALSE(user_planar_form(zeros, 1.0f, 0.0f).usable);
+}
+
 } // namespace
