@@ -622,52 +622,55 @@ struct UserKernel3Filter {
 // 25 taps of four channels converted per tap (H100 4K: 140 us on `ldgsts`).
 struct UserKernel5Filter : UserKernelFilter {
     swar_math::UserPlanarFormT<25> planar{};
-    // Channel C of the 4 outputs whose windows are columns i .. i + 4 (i = 0..3) of the 5 rows
-    // `win` (rows in order top .. bottom through the ring index `top`), merged into out as
-    // UserKernel3Filter::planar4 does.
-    template <int C>
-    __device__ __forceinline__ void planar4(const float (&win)[5][8], int top, const std::uint32_t (&c)[4],
-                                            std::uint32_t (&out)[4]) const {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            float a = planar.acc_bias;
-#pragma unroll
-            for (int dy = 0; dy < 5; ++dy)
-#pragma unroll
-                for (int dx = 0; dx < 5; ++dx)
-                    a = UserKernel3Filter::fma_keep_denormals(planar.w[dy * 5 + dx], win[(top + dy) % 5][i + dx], a);
-            const std::uint32_t bits =
-                swar::clamped_byte_bits(UserKernel3Filter::fma_keep_denormals(planar.out_scale, a, 8388608.0f));
-            if constexpr (C == 0) out[i] = __byte_perm(bits, c[i], 0x7000u);
-            else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
-            else out[i] = __byte_perm(out[i], bits, 0x3410u);
-        }
-    }
-    // One work item of 4 adjacent outputs x `rows` (<= kRows) output rows: channels R, G, B in turn,
-    // each sliding its 5-row window down input rows 0 .. rows + 3. row(i, px) gives input row i's
-    // pixels x - 2 .. x + 5; centre(step, c) the 4 centre pixels of output row `step` (channel R
-    // only: their alpha goes with the first byte).
+    // One work item of 4 adjacent outputs x `rows` (<= kRows) output rows: channels R, G, B in turn.
+    // Each input row (row(i, px): pixels x - 2 .. x + 5 of input row i, i = 0 .. rows + 3) is
+    // converted once and added into every output row whose window holds it: output row s takes
+    // input rows s .. s + 4, so its 4 sums are complete (and rounded into out[s]) once row s + 4 is
+    // in. Per output and channel the sum runs row by row, 5 taps each, from acc_bias: the order
+    // of swar_math::user_planar_byte. Up to 16 sums are open at once (a long chain of independent
+    // FFMA), and only one converted row (8 floats) is live instead of a 5-row window (40; ptxas
+    // gave that form 128 registers). centre(step, c) gives the 4 centre pixels of output row
+    // `step` (channel R only: their alpha goes with the first byte).
     template <int kRows, class RowFn, class CentreFn>
     __device__ __forceinline__ void planar_item(int rows, RowFn&& row, CentreFn&& centre,
                                                 std::uint32_t (&out)[kRows][4]) const {
         auto channel = [&](auto cc) {
             constexpr int C = decltype(cc)::value;
-            auto load = [&](int i, float (&d)[8]) {
+            float acc[kRows][4];
+#pragma unroll
+            for (int r = 0; r < kRows + 4; ++r) {
+                if (r >= rows + 4) break;
                 std::uint32_t px[8];
-                row(i, px);
+                row(r, px);
+                float v[8];
 #pragma unroll
-                for (int k = 0; k < 8; ++k) d[k] = UserKernel3Filter::byte_denormal<C>(px[k]);
-            };
-            float win[5][8];
+                for (int k = 0; k < 8; ++k) v[k] = UserKernel3Filter::byte_denormal<C>(px[k]);
 #pragma unroll
-            for (int i = 0; i < 4; ++i) load(i, win[i]);
+                for (int dy = 0; dy < 5; ++dy) {
+                    const int s = r - dy;  // the output row this input row is tap row dy of
+                    if (s < 0 || s >= kRows) continue;
 #pragma unroll
-            for (int step = 0; step < kRows; ++step) {
-                if (step >= rows) break;
-                load(step + 4, win[(step + 4) % 5]);
-                std::uint32_t c[4] = {};
-                if constexpr (C == 0) centre(step, c);
-                planar4<C>(win, step % 5, c, out[step]);
+                    for (int i = 0; i < 4; ++i) {
+                        float a = dy == 0 ? planar.acc_bias : acc[s][i];
+#pragma unroll
+                        for (int dx = 0; dx < 5; ++dx)
+                            a = UserKernel3Filter::fma_keep_denormals(planar.w[dy * 5 + dx], v[i + dx], a);
+                        acc[s][i] = a;
+                    }
+                }
+                const int done = r - 4;  // the output row whose last tap row this was
+                if (done >= 0 && done < rows) {
+                    std::uint32_t c[4] = {};
+                    if constexpr (C == 0) centre(done, c);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        const std::uint32_t bits = swar::clamped_byte_bits(
+                            UserKernel3Filter::fma_keep_denormals(planar.out_scale, acc[done][i], 8388608.0f));
+                        if constexpr (C == 0) out[done][i] = __byte_perm(bits, c[i], 0x7000u);
+                        else if constexpr (C == 1) out[done][i] = __byte_perm(out[done][i], bits, 0x3240u);
+                        else out[done][i] = __byte_perm(out[done][i], bits, 0x3410u);
+                    }
+                }
             }
         };
         channel(std::integral_constant<int, 0>{});
