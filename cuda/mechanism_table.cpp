@@ -99,8 +99,10 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "asked for). The RGBA8 3x3 filters (Sobel, Laplacian, sharpen, emboss, box "
      "r=1) are computed on the bytes in integers, two channels per 32-bit register, with column "
      "sums shared by neighbouring outputs; only Sobel's magnitude and sharpen's amount use float. "
-     "A user 3x3 kernel sums in float one channel at a time over the raw bytes (each byte read as "
-     "the denormal float with its bits, as on `registers`).",
+     "A user 3x3 or 5x5 kernel sums in float one channel at a time over the raw bytes (each byte "
+     "read as the denormal float with its bits, as on `registers`, so a byte costs one PRMT and "
+     "a tap one FFMA); for 5x5, each converted row is added into the sums of every output row "
+     "whose window holds it, so 16 sums are open at once and the kernel holds 80 registers.",
      {.tile = true, .stages = true, .tma_store = true}},
     {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
      "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "
