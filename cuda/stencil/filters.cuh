@@ -1099,12 +1099,14 @@ inline std::size_t epilogue_smem_bytes(const pixel::OpsBlock* ops) {
 // (Fused<F, true>) is instantiated for the 3x3 filters (the integer ones and the user 3x3
 // kernel), to bound the kernels instantiated, and for any filter where the caller asks with
 // kAnyTable (the tma streaming kernels and `registers`, one kernel per filter type each). The user
-// 3x3 kernel fused on tma took 85.4 us with the chain as arithmetic (4K, chain3).
+// 3x3 kernel fused on tma took 85.4 us with the chain as arithmetic (4K, chain3); the user 5x5
+// kernel (UserKernel5Filter, tma only) 97.7 us, against 79.6 for it and the chain as two launches.
 template <class Pixel, bool kAnyTable = false, class Filter, class Fn>
 decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {
         if (ops != nullptr) {
-            if constexpr (kAnyTable || Swar3x3<Filter>::value || std::is_same_v<Filter, UserKernel3Filter>) {
+            if constexpr (kAnyTable || Swar3x3<Filter>::value || std::is_same_v<Filter, UserKernel3Filter> ||
+                          std::is_same_v<Filter, UserKernel5Filter>) {
                 if (chain_is_per_channel(*ops)) {
                     Fused<Filter, true> fused{f, *ops};
                     return fn(fused);
