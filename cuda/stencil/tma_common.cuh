@@ -508,22 +508,23 @@ __device__ __forceinline__ bool put_item_row4(const TileGeom& g, std::uint32_t* 
     return true;
 }
 
-// The user 3x3 kernel on RGBA8 in its float form over raw bytes (UserKernel3Filter::planar4), on
-// the same work items: channel by channel, each box row read again per channel (three shared
-// loads) and its bytes taken as denormal floats (one PRMT each), a 3-row window of 6 floats
-// sliding down; the outputs' words fill in one byte per channel. The all-channel float window
+// The user 3x3 (kR = 1) or 5x5 (kR = 2) kernel on RGBA8 in its float form over raw bytes
+// (UserKernel3Filter::planar_item, UserKernel5Filter::planar_item), on the same work items: channel
+// by channel, each box row read again per channel and its bytes taken as denormal floats (one PRMT
+// each); the outputs' words fill in one byte per channel. The all-channel float window
 // (compute_tile_fixed below) held 3 rows x 6 pixels x 3 channels as floats.
-template <class Filter>
+template <class Filter, int kR>
 __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
                                                          int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
-    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 1>;  // 4: the outputs' 16-byte chunk
+    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, kR>;  // 4: the outputs' 16-byte chunk
+    static_assert(kHl % 2 == 0, "8-byte loads of the two pixels either side (5x5)");
     for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
         const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
         std::uint32_t out[kRowsPerItem][4];
-        f.template planar_item<kRowsPerItem>(
-            rows,
-            [&](int i, std::uint32_t (&px)[6]) {
-                const std::uint32_t* src = col + i * g.box_stride;
+        // Box row i of the item: pixels x - kR .. x + 3 + kR.
+        auto row = [&](int i, std::uint32_t (&px)[4 + 2 * kR]) {
+            const std::uint32_t* src = col + i * g.box_stride;
+            if constexpr (kR == 1) {
                 const uint4 q = *reinterpret_cast<const uint4*>(src + kHl);
                 px[0] = src[kHl - 1];
                 px[1] = q.x;
@@ -531,54 +532,24 @@ __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const 
                 px[3] = q.z;
                 px[4] = q.w;
                 px[5] = src[kHl + 4];
-            },
-            [&](int step, std::uint32_t (&c)[4]) {
-                const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 1) * g.box_stride + kHl);
-                c[0] = q.x;
-                c[1] = q.y;
-                c[2] = q.z;
-                c[3] = q.w;
-            },
-            out);
-#pragma unroll
-        for (int step = 0; step < kRowsPerItem; ++step) {
-            if (step >= rows) break;
-            tl::cuda::dev::finish4(f, out[step]);
-            if (!put_item_row4(g, staging, x0, y0, lx, ly0 + step, out[step])) break;
-        }
-    });
-}
-
-// The user 5x5 kernel in the same form (UserKernel5Filter::planar_item): per item and channel,
-// each of its 8 box rows read again (one 16-byte and two 8-byte shared loads: pixels x - 2 .. x + 5)
-// and its bytes taken as denormal floats, a 5-row window sliding down.
-template <class Filter>
-__device__ __forceinline__ void compute_tile_user5_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
-                                                          int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
-    constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, 2>;  // 4: the outputs' 16-byte chunk
-    static_assert(kHl % 2 == 0, "8-byte loads of the two pixels either side");
-    for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
-        const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
-        std::uint32_t out[kRowsPerItem][4];
-        f.template planar_item<kRowsPerItem>(
-            rows,
-            [&](int i, std::uint32_t (&px)[8]) {
-                // asm volatile: loaded again for each channel. Plain loads were merged across the three
-                // channels, so all 8 rows' pixels stayed live (ptxas: 128 registers and a spill).
-                const std::uint32_t a = smem_u32(col + i * g.box_stride + kHl - 2);
+            } else {
+                // asm volatile: loaded again for each channel. Plain loads were merged across the
+                // three channels, so all 8 rows' pixels stayed live (ptxas: 128 registers, a spill).
+                const std::uint32_t a = smem_u32(src + kHl - 2);
                 asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[0]), "=r"(px[1]) : "r"(a));
                 asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                              : "=r"(px[2]), "=r"(px[3]), "=r"(px[4]), "=r"(px[5]) : "r"(a + 8));
                 asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[6]), "=r"(px[7]) : "r"(a + 24));
-            },
-            [&](int step, std::uint32_t (&c)[4]) {
-                const uint4 q = *reinterpret_cast<const uint4*>(col + (step + 2) * g.box_stride + kHl);
-                c[0] = q.x;
-                c[1] = q.y;
-                c[2] = q.z;
-                c[3] = q.w;
-            },
-            out);
+            }
+        };
+        auto centre = [&](int step, std::uint32_t (&c)[4]) {
+            const uint4 q = *reinterpret_cast<const uint4*>(col + (step + kR) * g.box_stride + kHl);
+            c[0] = q.x;
+            c[1] = q.y;
+            c[2] = q.z;
+            c[3] = q.w;
+        };
+        f.template planar_item<kRowsPerItem>(rows, row, centre, out);
 #pragma unroll
         for (int step = 0; step < kRowsPerItem; ++step) {
             if (step >= rows) break;
@@ -837,14 +808,14 @@ __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixe
         // weights that are not finite) per pixel. Not the register ring of compute_tile_fixed: with
         // both, the kernel took 118 registers (tma), with this form alone 80, with the ring 98.
         if (f.planar.usable)  // uniform: a kernel parameter
-            compute_tile_user_planar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
+            compute_tile_user_planar<Filter, 1>(f, tile, g, x0, y0, tid, nthreads, staging);
         else
             compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
     } else if constexpr (kUserPlanar &&
                          std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel5Filter> &&
                          std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8>) {
         if (f.planar.usable)  // uniform: a kernel parameter
-            compute_tile_user5_planar<Filter>(f, tile, g, x0, y0, tid, nthreads, staging);
+            compute_tile_user_planar<Filter, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
         else
             compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
     } else if constexpr (FixedRadius<Filter>)

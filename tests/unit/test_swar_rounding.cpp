@@ -130,6 +130,26 @@ TEST(SwarRounding, SharpenDyadicFinishIsExactWhereItIsUsed) {
     EXPECT_GT(accepted, 3);
 }
 
+// One window of N bytes through the planar form against the exact result scale * sum(w p) + 255
+// bias rounded half up: within 1 LSB, and exact where the exact value lies away from a half by
+// more than the float error of the sum. Returns whether it was away from a half.
+template <int N>
+bool planar_window_matches(const UserPlanarFormT<N>& f, const float (&w)[N], float scale, float bias,
+                           const std::uint32_t (&p)[N]) {
+    double v = 255.0 * double(bias), magnitude = std::fabs(v);
+    for (int k = 0; k < N; ++k) {
+        const double term = double(scale) * double(w[k]) * double(p[k]);
+        v += term;
+        magnitude += std::fabs(term);
+    }
+    const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
+    const double got = double(user_planar_byte(f, p));
+    EXPECT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
+    if (std::fabs(v - std::floor(v) - 0.5) <= 1e-5 * magnitude + 1e-6) return false;
+    EXPECT_EQ(got, want) << "exact value " << v;
+    return true;
+}
+
 // The user 3x3 kernel's float form over raw bytes (swar_math::UserPlanarForm, which `registers`
 // runs for weights without an integer form): against the exact result scale * sum(w p) + 255 bias
 // rounded half up, on random windows, extreme windows and weight sets of several magnitudes. It
@@ -154,22 +174,8 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
         const UserPlanarForm f = user_planar_form(c.w, c.scale, c.bias);
         ASSERT_TRUE(f.usable);
         long away_from_half = 0;
-        auto one = [&](const std::uint32_t (&p)[9]) {
-            double v = 255.0 * double(c.bias), magnitude = std::fabs(v);
-            for (int k = 0; k < 9; ++k) {
-                const double term = double(c.scale) * double(c.w[k]) * double(p[k]);
-                v += term;
-                magnitude += std::fabs(term);
-            }
-            const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
-            const double got = double(user_planar_byte(f, p));
-            ASSERT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
-            // Float error of the sum: well under 1e-6 of the terms' magnitudes.
-            if (std::fabs(v - std::floor(v) - 0.5) > 1e-5 * magnitude + 1e-6) {
-                ASSERT_EQ(got, want) << "exact value " << v;
-                ++away_from_half;
-            }
-        };
+        // Float error of the sum: well under 1e-6 of the terms' magnitudes.
+        auto one = [&](const std::uint32_t (&p)[9]) { away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p); };
         for (int n = 0; n < 200000; ++n) {
             std::uint32_t p[9];
             for (auto& b : p) b = std::uint32_t(byte(rng));
@@ -218,20 +224,8 @@ TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
             for (auto& b : p) b = std::uint32_t(byte(rng));
             if (n < 5)
                 for (auto& b : p) b = std::uint32_t(n == 0 ? 0 : n == 1 ? 255 : n == 2 ? 1 : n == 3 ? 128 : 254);
-            double v = 255.0 * double(c.bias), magnitude = std::fabs(v);
-            for (int k = 0; k < 25; ++k) {
-                const double term = double(c.scale) * double(c.w[k]) * double(p[k]);
-                v += term;
-                magnitude += std::fabs(term);
-            }
-            const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
-            const double got = double(user_planar_byte(f, p));
-            ASSERT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
             ++checked;
-            if (std::fabs(v - std::floor(v) - 0.5) > 1e-5 * magnitude + 1e-6) {
-                ASSERT_EQ(got, want) << "exact value " << v;
-                ++away_from_half;
-            }
+            away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p);
         }
         EXPECT_GT(away_from_half, checked / 2);
     }
