@@ -680,10 +680,11 @@ struct UserKernel5Filter : UserKernelFilter {
 };
 
 // Calls fn with the user 5x5 kernel's planar twin (UserKernel5Filter) where `f` is a 5x5 user
-// kernel, else with `f`. Only `tma` takes it (compute_any); the other mechanisms keep their window.
-template <class Filter, class Fn>
+// kernel on RGBA8, else with `f`. The TMA tile mechanisms take it (compute_any in tma_common.cuh:
+// tma, tma_ws, cluster); the others keep their window.
+template <class Pixel, class Filter, class Fn>
 decltype(auto) with_user5_planar(const Filter& f, Fn&& fn) {
-    if constexpr (std::is_same_v<Filter, UserKernelFilter>) {
+    if constexpr (std::is_same_v<Filter, UserKernelFilter> && std::is_same_v<Pixel, PixelRGBA8>) {
         if (f.radius == 2) {
             UserKernel5Filter u{};
             static_cast<UserKernelFilter&>(u) = f;

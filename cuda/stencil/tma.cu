@@ -237,11 +237,7 @@ Result launch_tma(const LaunchArgs& a) {
         return dev::with_filter(a.params, [&](auto filter) {
             return dev::with_fixed_radius(filter, [&](auto f0) {
                 // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
-                auto planar5 = [&](const auto& f1, auto&& next) {
-                    if constexpr (std::is_same_v<Pixel, dev::PixelRGBA8>) return dev::with_user5_planar(f1, next);
-                    else return next(f1);
-                };
-                return planar5(f0, [&](auto f) {
+                return dev::with_user5_planar<Pixel>(f0, [&](auto f) {
                     return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
                         return run_tma<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
                     });

@@ -618,7 +618,7 @@ __device__ __forceinline__ void compute_tile_fixed(const Filter& f, const typena
 // kUserPlanar: the user 3x3 kernel on RGBA8 in its float form over raw bytes (tma); false keeps
 // the register ring of compute_tile_fixed (tma_ws, cluster). H100 4K clamp, ring -> this form:
 // tma 38.6 -> 35.3 us (non-dyadic weights 39.2 -> 35.0), tma_ws 42.8 -> 44.5 (42.9 -> 45.9),
-// cluster 67.9 -> 69.6.
+// cluster 67.9 -> 69.6. The user 5x5 kernel (UserKernel5Filter) takes its float form on all three.
 template <class Filter, class Pixel, bool kUserPlanar = true, class Sync>
 __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixel::Storage* tile, const TileGeom& g,
                                             int x0, int y0, int tid, int nthreads,
@@ -811,9 +811,10 @@ __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixe
             compute_tile_user_planar<Filter, 1>(f, tile, g, x0, y0, tid, nthreads, staging);
         else
             compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
-    } else if constexpr (kUserPlanar &&
-                         std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel5Filter> &&
+    } else if constexpr (std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel5Filter> &&
                          std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8>) {
+        // The user 5x5 kernel's float form on every TMA tile mechanism (kUserPlanar or not): its
+        // generic window, 25 taps of four channels converted per tap, took 141-187 us at 4K.
         if (f.planar.usable)  // uniform: a kernel parameter
             compute_tile_user_planar<Filter, 2>(f, tile, g, x0, y0, tid, nthreads, staging);
         else

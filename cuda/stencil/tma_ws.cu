@@ -131,9 +131,12 @@ Result launch_tma_ws(const LaunchArgs& a) {
         using Pixel = decltype(pixel);
         // Box / user kernels of radius 1 as their compile-time-radius twins (register window path).
         return dev::with_filter(a.params, [&](auto filter) {
-            return dev::with_fixed_radius(filter, [&](auto f) {
-                return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
-                    return run_tma_ws<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
+            return dev::with_fixed_radius(filter, [&](auto f0) {
+                // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
+                return dev::with_user5_planar<Pixel>(f0, [&](auto f) {
+                    return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
+                        return run_tma_ws<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
+                    });
                 });
             });
         });
