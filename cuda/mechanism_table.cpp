@@ -111,7 +111,8 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "math of the current one without the consumers spending a single instruction on address "
      "arithmetic. Each byte crosses DRAM and L2 once (plus the halo); the price is a warp that "
      "does no math and the barrier traffic per stage. The consumers compute as tma does (RGBA8 "
-     "3x3 filters in integers, two channels per register).",
+     "3x3 filters in integers, two channels per register; a user 5x5 kernel in float over the "
+     "raw bytes, one channel at a time).",
      {.tile = true, .stages = true}},
     {Mechanism::Cluster, "cluster", "Thread-block cluster", 9, 0, "UCGABAR_ARV",
      "Hopper thread-block clusters: the CTAs of a cluster (stacked along y) run at the same time "
