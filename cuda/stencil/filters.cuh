@@ -680,8 +680,9 @@ struct UserKernel5Filter : UserKernelFilter {
 };
 
 // Calls fn with the user 5x5 kernel's planar twin (UserKernel5Filter) where `f` is a 5x5 user
-// kernel on RGBA8, else with `f`. The TMA tile mechanisms take it (compute_any in tma_common.cuh:
-// tma, tma_ws, cluster); the others keep their window.
+// kernel on RGBA8, else with `f`. The tile mechanisms take it (compute_any in tma_common.cuh: tma,
+// tma_ws, cluster; compute_tile in tile_compute.cuh: smem, ldgsts); global and texture keep the
+// window of UserKernelFilter.
 template <class Pixel, class Filter, class Fn>
 decltype(auto) with_user5_planar(const Filter& f, Fn&& fn) {
     if constexpr (std::is_same_v<Filter, UserKernelFilter> && std::is_same_v<Pixel, PixelRGBA8>) {

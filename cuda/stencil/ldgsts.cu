@@ -108,7 +108,9 @@ Result launch_ldgsts(const LaunchArgs& a) {
         // Box and user kernels of radius 1 run as their compile-time-radius twins (the 3x3
         // register walk) instead of the separable strip / per-tap window.
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
-          return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
+          return dev::with_fixed_radius(filter0, [&](auto filter_r) -> Result {
+          // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
+          return dev::with_user5_planar<Pixel>(filter_r, [&](auto filter1) -> Result {
            return dev::with_epilogue<Pixel>(filter1, a.ops, [&](const auto& filter) -> Result {
             using Filter = std::decay_t<decltype(filter)>;
             const auto& prop = current_device_props();
@@ -138,6 +140,7 @@ Result launch_ldgsts(const LaunchArgs& a) {
                                                     a.dst.pitch, a.src.width, a.src.height, a.border);
             return launch_error("stencil_ldgsts_kernel");
            });
+          });
           });
         });
     });

@@ -34,7 +34,9 @@ __global__ void __launch_bounds__(256) stencil_smem_kernel(const __grid_constant
 Result launch_smem(const LaunchArgs& a) {
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
-        return dev::with_filter(a.params, [&](auto filter0) -> Result {
+        return dev::with_filter(a.params, [&](auto filter_in) -> Result {
+         // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
+         return dev::with_user5_planar<Pixel>(filter_in, [&](auto filter0) -> Result {
           return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
             using Filter = std::decay_t<decltype(filter)>;
             const auto& prop = current_device_props();
@@ -51,6 +53,7 @@ Result launch_smem(const LaunchArgs& a) {
                                                           a.src.width, a.src.height, a.border);
             return launch_error("stencil_smem_kernel");
           });
+         });
         });
     });
 }

@@ -209,6 +209,29 @@ __device__ __forceinline__ void walk3x3_any(const Op& op, const Fin& fin, const 
     walk3x3<Pixel>(op, fin, in, s, x0, y0, dst, dst_pitch, w, h);
 }
 
+// The user 5x5 kernel's window, one output per thread over the tile (the weights indexed with
+// compile-time constants, so they stay in the constant bank). No barrier.
+template <class Pixel, class Filter>
+__device__ __forceinline__ void user5_window_tile(const Filter& f, const typename Pixel::Storage* in, const TileShape& s,
+                                                  int x0, int y0, void* dst, std::size_t dst_pitch, int w, int h) {
+    using Storage = typename Pixel::Storage;
+    for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
+    for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
+        const int x = x0 + lx, y = y0 + ly;
+        if (x >= w || y >= h) continue;
+        const Storage* centre = in + (ly + 2) * s.stride + s.ox + lx + 2;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int dy = -2; dy <= 2; ++dy)
+#pragma unroll
+            for (int dx = -2; dx <= 2; ++dx)
+                fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2], Pixel::to_float(centre[dy * s.stride + dx]));
+        const float a = Pixel::to_float(centre[0]).w;
+        row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(
+            f, make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
+    }
+}
+
 // Writes output pixels (x0 + lx, y0 + ly) for the tile; every thread of the block takes part and
 // the caller has already made the input tile visible (__syncthreads). Ends with a barrier so
 // the caller may overwrite the input buffer afterwards.
@@ -379,6 +402,48 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
         }
     } else if constexpr (Radius1<Base>::value) {
         walk3x3_any<Pixel>(f, f, in, s, x0, y0, dst, dst_pitch, w, h);
+    } else if constexpr (std::is_same_v<Base, UserKernel5Filter> && std::is_same_v<Pixel, PixelRGBA8>) {
+        // The user 5x5 kernel's float form over raw bytes (UserKernel5Filter::planar_item), as on
+        // the TMA tile mechanisms: a work item is 4 adjacent outputs x 4 rows (a 64x64 tile has
+        // 256, one per thread of the default block). Pixels are read one word at a time (the row
+        // start is not 16-byte aligned here), volatile so that each channel reads them again
+        // instead of keeping all 8 rows' pixels live. Weights the form cannot hold (a zero scale,
+        // weights that are not finite): the per-pixel window below, as before.
+        const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+        const int nthreads = blockDim.x * blockDim.y;
+        const int groups = s.tw / 4, runs = (s.th + 3) / 4;
+        for (int item = tid; f.planar.usable && item < groups * runs; item += nthreads) {
+            const int ry = item / groups;
+            const int lx = (item - ry * groups) * 4, ly0 = ry * 4;
+            const int x = x0 + lx;
+            if (x >= w || y0 + ly0 >= h) continue;
+            const int rows = min(4, min(s.th - ly0, h - y0 - ly0));
+            const auto* corner = reinterpret_cast<const volatile std::uint32_t*>(in + ly0 * s.stride + s.ox + lx);
+            std::uint32_t out[4][4];
+            f.template planar_item<4>(
+                rows,
+                [&](int i, std::uint32_t (&px)[8]) {
+#pragma unroll
+                    for (int k = 0; k < 8; ++k) px[k] = corner[i * s.stride + k];
+                },
+                [&](int step, std::uint32_t (&c)[4]) {
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) c[k] = corner[(step + 2) * s.stride + 2 + k];
+                },
+                out);
+            for (int step = 0; step < rows; ++step) {
+                finish4(f, out[step]);
+                auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly0 + step) + x;
+                if (x + 3 < w && reinterpret_cast<std::uintptr_t>(o) % 16 == 0) {
+                    *reinterpret_cast<uint4*>(o) = make_uint4(out[step][0], out[step][1], out[step][2], out[step][3]);
+                } else {
+                    for (int i = 0; i < 4; ++i)
+                        if (x + i < w) o[i] = out[step][i];
+                }
+            }
+        }
+        if (!f.planar.usable) user5_window_tile<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
+        __syncthreads();
     } else if constexpr (std::is_same_v<Base, UserKernelFilter>) {
         // The weights are indexed with compile-time constants (fully unrolled 3x3 or 5x5 loops),
         // so they stay in the constant bank instead of being copied to local memory.
@@ -394,21 +459,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             };
             walk3x3_any<Pixel>(op, f, in, s, x0, y0, dst, dst_pitch, w, h);
         } else {
-            for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
-            for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
-                const int x = x0 + lx, y = y0 + ly;
-                if (x >= w || y >= h) continue;
-                const Storage* centre = in + (ly + 2) * s.stride + s.ox + lx + 2;
-                float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-                for (int dy = -2; dy <= 2; ++dy)
-#pragma unroll
-                    for (int dx = -2; dx <= 2; ++dx)
-                        fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2], Pixel::to_float(centre[dy * s.stride + dx]));
-                const float a = Pixel::to_float(centre[0]).w;
-                row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(
-                    f, make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
-            }
+            user5_window_tile<Pixel>(f, in, s, x0, y0, dst, dst_pitch, w, h);
             __syncthreads();
         }
     } else {

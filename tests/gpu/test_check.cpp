@@ -93,6 +93,8 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
 // The user 3x3 kernel's weight forms on every mechanism (registers runs three: integer weights,
 // the per-channel float form over raw bytes, and the all-channel float window where neither holds,
 // here a zero scale): weights spanning orders of magnitude scale the float form's exponent both ways.
+// The same three for the user 5x5 kernel, whose float form the tile mechanisms run (smem, ldgsts,
+// tma, tma_ws, cluster) and whose window they fall back to for a zero scale.
 TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     auto cfg = tl::cmd::default_check_config();
     cfg.sizes = {{17, 9}, {129, 65}, {40, 70}};
@@ -108,6 +110,17 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     add("user tiny weights", {1e-4f, 3e-4f, 1e-4f, 3e-4f, 7.7e-4f, 3e-4f, 1e-4f, 3e-4f, 1e-4f}, 420.0f, -0.05f);
     add("user large weights", {100.3f, -50.7f, 0.0f, 33.3f, -80.1f, 2.5f, 0.0f, 0.1f, -4.4f}, 1.0f / 400.0f, 0.5f);
     add("user zero scale", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, 0.3f);
+    auto add5 = [&](const char* label, auto weight, float scale, float bias) {
+        tl::FilterParams p{.kind = tl::FilterKind::UserKernel};
+        p.user_size = 5;
+        for (int i = 0; i < 25; ++i) p.user[std::size_t(i)] = weight(i);
+        p.user_scale = scale;
+        p.user_bias = bias;
+        cfg.cases.push_back({label, p});
+    };
+    add5("user 5x5 tiny weights", [](int i) { return float(1 + i % 3) * 1e-4f; }, 100.0f, 0.0f);
+    add5("user 5x5 large weights", [](int i) { return float((i * 7) % 11 - 5) * 20.3f; }, 1.0f / 4000.0f, 0.5f);
+    add5("user 5x5 zero scale", [](int i) { return float(i % 4) * 0.1f; }, 0.0f, 0.3f);
     run_matrix(cfg);
 }
 

@@ -87,6 +87,11 @@ std::vector<FilterParams> all_filters() {
         p.user_bias = 0.1f;
         v.push_back(p);
     }
+    // A zero scale: the 5x5 kernel's float form over raw bytes cannot hold it (UserKernel5Filter's
+    // planar.usable is false), so the TMA mechanisms run its generic window on the same launch.
+    p.user_scale = 0.0f;
+    p.user_bias = 0.3f;
+    v.push_back(p);
     return v;
 }
 
