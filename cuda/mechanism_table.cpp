@@ -54,7 +54,9 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "column of outputs from shared memory. Each byte crosses DRAM and L2 once (plus the halo "
      "overlap between tiles, 2R/TILE of the image), and shared memory serves all (2R+1)^2 reuses. "
      "Box and Gaussian are computed separably inside the tile (row sums into shared memory, then "
-     "a sliding column sum), so their cost stays near a copy's even for radius 16. The cost: "
+     "a sliding column sum), so their cost stays near a copy's even for radius 16. A user 5x5 "
+     "kernel on RGBA8 sums in float one channel at a time over the raw bytes (each byte the float "
+     "with its bits), 4 outputs x 4 rows per thread. The cost: "
      "registers and threads stall while the loads are in flight, and the load->store through "
      "registers is an instruction per 4 or 16 bytes.",
      {.block = true}},
@@ -69,7 +71,7 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "the border rule with plain loads. Each byte crosses DRAM and L2 once (plus the halo), and "
      "the copy costs one instruction per 16 bytes with no register traffic. RGBA8 Sobel, "
      "Laplacian, sharpen and emboss are computed on the bytes in integers, two channels per "
-     "32-bit register.",
+     "32-bit register; a user 5x5 kernel in float over the raw bytes, one channel at a time.",
      {.block = true, .stages = true}},
     {Mechanism::Tma, "tma", "TMA tile", 9, 0, "UTMALDG",
      "Hopper's Tensor Memory Accelerator copies a whole 2D box of the image to shared memory from "
