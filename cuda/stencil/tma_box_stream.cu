@@ -564,8 +564,20 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                                               __shfl_xor_sync(0xffffffffu, send.z, 1), __shfl_xor_sync(0xffffffffu, send.w, 1));
                 if (paired) {
                     const int xo = x + 4 * k + (odd ? 4 : 0);
-                    *reinterpret_cast<uint4*>((odd ? prow : drow) + xo) = odd ? recv : c0;  // the even lane's row
-                    *reinterpret_cast<uint4*>((odd ? drow : prow) + xo) = odd ? c1 : recv;  // the odd lane's row
+                    // Streaming stores (st.global.cs, evict-first: the output is not read again)
+                    // where the radius is compiled in. H100, A/B in one run (four pairs): 4K r=16
+                    // 34.5-34.6 -> 34.2-34.4 us, r=4 31.2-31.6 -> 30.7-30.9 (its kernel holds this
+                    // path for destinations TMA cannot store to), 8K r=16 117.8 -> 116.1, r=4
+                    // 103.8 -> 101.3. The runtime-radius kernels keep plain stores: with __stcs
+                    // ptxas gave them 80 registers and 20 bytes of spill (r=32 51 -> 54.5 us), and
+                    // any other form of these two lines changed their SASS and cost r=32 2.5 us.
+                    if constexpr (kR > 0) {
+                        __stcs(reinterpret_cast<uint4*>((odd ? prow : drow) + xo), odd ? recv : c0);  // the even lane's row
+                        __stcs(reinterpret_cast<uint4*>((odd ? drow : prow) + xo), odd ? c1 : recv);  // the odd lane's row
+                    } else {
+                        *reinterpret_cast<uint4*>((odd ? prow : drow) + xo) = odd ? recv : c0;  // the even lane's row
+                        *reinterpret_cast<uint4*>((odd ? drow : prow) + xo) = odd ? c1 : recv;  // the odd lane's row
+                    }
                 } else if (active) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
