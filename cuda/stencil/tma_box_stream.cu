@@ -107,6 +107,11 @@
 //     fold path unrolled and hoisted: 43.1-43.4 (96 registers)
 //   - segments tapered by launch order (1-3 blocks): 35.4-36.2 against 34.5
 //   - no fence in a refill that issues nothing: 34.5-34.9 against 34.3-34.6
+// Session 12: streaming stores where the radius is compiled in (r=16 34.5-34.6 -> 34.2-34.4 us, r=4
+// 31.2-31.6 -> 30.7-30.9). Tried and dropped (README): every CTA slot filled with the longest
+// segments launched first (8K r=16 118.7 -> 113, but 4K r=16 34.5 -> 36.0-37.7, partly because
+// the segment table cost the kernel 5 registers), and one segment more on some strips to fill
+// every slot in session 11's order (r=16 34.9-35.3).
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
