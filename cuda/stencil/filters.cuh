@@ -614,10 +614,9 @@ struct UserKernel3Filter {
 };
 
 // The user 5x5 kernel on RGBA8 with the float form over raw bytes that UserKernel3Filter has
-// (swar_math::UserPlanarFormT<25>), which `tma` runs on its tiles where `planar.usable`: one
-// channel at a time, each byte the denormal p 2^-149 (one PRMT), 25 FFMA per output and channel,
-// one FFMA on 2^23 to round; a 5-row window of 8 floats (pixels x - 2 .. x + 5) of one channel
-// live instead of 5 rows x 8 pixels x 3 channels. Where the form cannot hold the weights, the
+// (swar_math::UserPlanarFormT<25>), which the tile mechanisms run where `planar.usable`
+// (with_user5_planar): one channel at a time, each byte the denormal p 2^-149 (one PRMT), 25 FFMA
+// per output and channel, one FFMA on 2^23 to round. Where the form cannot hold the weights, the
 // runtime-radius window of UserKernelFilter (the base) runs, as it did for every 5x5 kernel before:
 // 25 taps of four channels converted per tap (H100 4K: 140 us on `ldgsts`).
 struct UserKernel5Filter : UserKernelFilter {
@@ -1102,7 +1101,7 @@ inline std::size_t epilogue_smem_bytes(const pixel::OpsBlock* ops) {
 // kernel), to bound the kernels instantiated, and for any filter where the caller asks with
 // kAnyTable (the tma streaming kernels and `registers`, one kernel per filter type each). The user
 // 3x3 kernel fused on tma took 85.4 us with the chain as arithmetic (4K, chain3); the user 5x5
-// kernel (UserKernel5Filter, tma only) 97.7 us, against 79.6 for it and the chain as two launches.
+// kernel (UserKernel5Filter) 97.7 us on tma, against 79.6 for it and the chain as two launches.
 template <class Pixel, bool kAnyTable = false, class Filter, class Fn>
 decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
     if constexpr (std::is_same_v<Pixel, PixelRGBA8>) {

@@ -408,7 +408,7 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
         // 256, one per thread of the default block). Pixels are read one word at a time (the row
         // start is not 16-byte aligned here), volatile so that each channel reads them again
         // instead of keeping all 8 rows' pixels live. Weights the form cannot hold (a zero scale,
-        // weights that are not finite): the per-pixel window below, as before.
+        // weights that are not finite): the per-pixel window (user5_window_tile), as before.
         const int tid = threadIdx.y * blockDim.x + threadIdx.x;
         const int nthreads = blockDim.x * blockDim.y;
         const int groups = s.tw / 4, runs = (s.th + 3) / 4;
