@@ -21,7 +21,8 @@
 //     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then the producer
 //                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
 //                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
-//   the producer thread (the first with no horizontal item) refills ring stages no later output row
+//   the producer thread (thread 0 at radius 9-16, else the first with no horizontal item: see
+//   kProducer) refills ring stages no later output row
 //   reads (the ring holds the 2R + kBlockRows + 1 rows one block reads, plus `stages` - 1 stages in
 //   flight), after the block's first barrier; at the start it issues only the stages of the warm-up
 //   and the first block (2R + kBlockRows rows), the rest once the warm-up's have arrived
