@@ -172,6 +172,30 @@ struct Shape {
     static constexpr int kOutBytes = kTmaOut ? kBlockRows * kStripW * 4 : 0;
 };
 
+// Radius 16 (compiled in) runs warp-specialised: its five column warps run the vertical pass and
+// kWsTeams teams of the other four warps the horizontal one, each team on 16 / kWsTeams of the
+// block's 16 output rows, so that the first rows' column sums are summed across while the later
+// ones are still being written, and the next block's vertical pass starts as soon as the first
+// team is done. Named barriers (not __syncthreads) hand each team's rows over and back.
+template <int kHalo, int kR>
+constexpr bool kWarpSpecialized = kHalo == 16 && kR == 16;
+constexpr int kWsTeams = 4;
+constexpr int kWsColumnThreads = kStripW + 2 * 16;                        // one per column: 160
+constexpr int kWsTeamThreads = 128 / kWsTeams;                            // its rows x 8 runs of 16 outputs
+constexpr int kWsThreads = kWsColumnThreads + kWsTeams * kWsTeamThreads;  // 288
+constexpr int kWsBarThreads = kWsColumnThreads + kWsTeamThreads;          // the column warps and one team
+static_assert(kWsTeamThreads % 32 == 0);
+// Column sums (uint2) with column c at c + 2 (c / 16), rows kWsCsStride apart: a team's items read
+// them two at a time (16-byte loads: a pair never straddles a skew step), and the 8 lanes of a
+// quarter-warp (4 rows x 2 runs 16 columns apart) then fall in distinct 16-byte bank groups,
+// 2 row + run mod 8 with the stride 4 mod 16 and the skew.
+constexpr int kWsCsStride = 180;
+static_assert(kWsColumnThreads + 2 * ((kWsColumnThreads - 1) / 16) <= kWsCsStride && kWsCsStride % 16 == 4);
+static_assert(kWsTeams == 4, "the stride and skew above are for teams of 4 rows");
+// Named barriers: team h's rows of the column sums are full / free again.
+__host__ __device__ constexpr int bar_full(int h) { return 1 + h; }
+__host__ __device__ constexpr int bar_free(int h) { return 1 + kWsTeams + h; }
+
 struct StreamGeom {
     int width, height, radius;
     int strips;               // strips across
@@ -215,7 +239,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                                                    const Filter& filter, const StreamGeom& g, unsigned char* base,
                                                    std::uint64_t* full, SegmentRows seg_rows) {
     constexpr int kBoxW = Shape<kHalo>::kBoxW;
-    constexpr int kCs = Shape<kHalo>::kCsStride;
+    constexpr bool kWs = kWarpSpecialized<kHalo, kR>;
+    constexpr int kCs = kWs ? kWsCsStride : Shape<kHalo>::kCsStride;
+    // Column-sum index of column c (skewed in the warp-specialised form, see kWsCsStride).
+    constexpr auto cs_index = [](int c) { return kWs ? c + 2 * (c >> 4) : c; };
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kHRun = Shape<kHalo>::kHRun;
     constexpr int kDir = kUp ? -1 : 1;
@@ -339,23 +366,42 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     }
 
     // Horizontal item of this thread: output row hj of the block, outputs hx .. hx + kHRun - 1.
-    const bool has_item = tid < kBlockRows * (kStripW / kHRun);
-    const int hj = tid % kBlockRows;
-    const int hx = (tid / kBlockRows) * kHRun;
+    // Warp-specialised: the threads after the column threads, team 0 on rows 0-7, team 1 on 8-15
+    // (in a team, lane pairs on consecutive rows of one run, as the paired stores below need).
+    constexpr int kTeamRows = kBlockRows / kWsTeams;
+    const int tt = tid - kWsColumnThreads;  // the thread's index in the teams (warp-specialised)
+    const int team = kWs ? tt / kWsTeamThreads : 0;
+    const bool has_item = kWs ? tt >= 0 : tid < kBlockRows * (kStripW / kHRun);
+    const int hj = kWs ? team * kTeamRows + tt % kTeamRows : tid % kBlockRows;
+    const int hx = kWs ? (tt % kWsTeamThreads) / kTeamRows * kHRun : (tid / kBlockRows) * kHRun;
 
     // Ring rows of this block's first leaving row (Bk - 1), first entering row (Bk + 2R) and of this
     // thread's centre row (Bk + hj + R), advanced by B per block.
     auto wrap = [&](int r) { return r >= ring_rows ? r - ring_rows : r; };
+    // The blocks, for a thread of role kRole: 0 both passes (every thread), 1 the vertical pass only
+    // (the column threads of the warp-specialised form), 2 the horizontal only (its teams). One
+    // loop per role, so that neither carries the other's registers through the other's code.
+    auto run_blocks = [&](auto role) {
+    constexpr int kRole = decltype(role)::value;
     int leave0 = ring_rows - 1;
     int enter0 = (2 * R) % ring_rows;
     int centre0 = (hj + R) % ring_rows;
     for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows), enter0 = wrap(enter0 + kBlockRows),
              centre0 = wrap(centre0 + kBlockRows)) {
         const int yk = kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
+        if constexpr (kRole == 1) {
+            // Team 0 is done with the previous block, and every column thread with its vertical
+            // pass: no thread reads loaded rows below Bk - 1 any more (the other teams' centre rows
+            // of the previous block are Bk + 1 .. Bk + 15 at most), so the stage before goes out.
+            if (k > 0) {
+                named_sync(bar_free(0), kWsBarThreads);
+                if (tid == kProducer) refill(k * kBlockRows - 1);
+            }
+        }
         // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
-        wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
-        if (has_col) {
-            uint2* out = colsum + tid;
+        if constexpr (kRole != 2) wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
+        if (kRole != 2 && has_col) {
+            uint2* out = colsum + cs_index(tid);
             const bool inside = g.border == Border::Zero ||
                                 rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
             // Leaving rows are loaded rows Bk - 1 + j: they wrap inside the block that starts a ring
@@ -370,6 +416,24 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 s_g = s_g + lane_g(e) - lane_g(l);
                 out[j * kCs] = make_uint2(s_rb, s_g);
             };
+            // Warp-specialised, before output row j (j a multiple of kTeamRows past 0): the rows
+            // before go to their team, and the next team's rows are written once that team is done
+            // with the previous block's.
+            auto handover = [&](int j) {
+                if constexpr (kWs) {
+                    if (j > 0 && j % kTeamRows == 0) {
+                        named_arrive(bar_full(j / kTeamRows - 1), kWsBarThreads);
+                        if (k > 0) named_sync(bar_free(j / kTeamRows), kWsBarThreads);
+                    }
+                }
+            };
+            auto steps = [&](const std::uint32_t(&e)[kBlockRows], const std::uint32_t(&l)[kBlockRows]) {
+#pragma unroll
+                for (int j = 0; j < kBlockRows; ++j) {
+                    handover(j);
+                    step(j, e[j], l[j]);
+                }
+            };
             // The block's entering and leaving pixels are all loaded before the first column sum is
             // stored: interleaved with the stores, ptxas kept every load behind the store before it
             // (both shared memory, possibly aliased), and each row waited for its loads' latency.
@@ -381,8 +445,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     ev[j] = ep[j * kRowStep];
                     lv[j] = lp[j * kRowStep];
                 }
-#pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
+                steps(ev, lv);
             } else if (kR > 0 && inside && leave_wraps) {
                 // The radius compiled in: the leaving rows' wrap as a branch of its own (H100 4K r=16
                 // 34.6-35.4 -> 34.3-34.9 us over four alternating pairs, r=4 and 8K unchanged; in the
@@ -393,8 +456,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     ev[j] = ep[j * kRowStep];  // entering rows never wrap in this block (see below)
                     lv[j] = j == 0 ? (k == 0 ? 0u : lp[0]) : lw[(j - 1) * kRowStep];
                 }
-#pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
+                steps(ev, lv);
             } else if (inside) {
                 // Rows from the ring's start on. ring_rows is a multiple of B and e0 = 2R (mod B), so
                 // entering rows that wrap start B - 2R mod B rows before the ring's end (a compile-
@@ -410,10 +472,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     lv[j] = (j < jl ? lp : lw)[j * kRowStep];
                 }
                 if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves
-#pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) step(j, ev[j], lv[j]);
+                steps(ev, lv);
             } else {
                 for (int j = 0; j < kBlockRows; ++j) {
+                    handover(j);
                     const int y = yk + kDir * j;
                     // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
                     // has no row -1 (its first output subtracts nothing).
@@ -423,6 +485,15 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 }
             }
         }
+        if constexpr (kRole == 1) {
+            named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
+            continue;  // on to the next block
+        }
+        if constexpr (kRole == 2) {
+            named_sync(bar_full(team), kWsBarThreads);  // this team's column sums are in
+            // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
+            wait_through((k * kBlockRows + R + kBlockRows - 1) / kStageRows);
+        } else {
         // The previous block's TMA stores have read the output block before anyone rewrites it.
         if (tma_out && tid == kProducer) bulk_wait_read();
         __syncthreads();  // column sums of the block are in shared memory
@@ -433,6 +504,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
         // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
         if (tid == kProducer) refill(k * kBlockRows);
+        }
 
         const int y = yk + kDir * hj;
         const bool active = has_item && (kUp ? y >= ys : y < ye);
@@ -440,8 +512,22 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         std::uint32_t outv[kHRun];
         if (active) {
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
-            const uint2* row = colsum + hj * kCs + hx;
-            const uint2* enter = row + 2 * R;
+            const uint2* row = colsum + hj * kCs + cs_index(hx);
+            [[maybe_unused]] const uint2* enter = row + 2 * R;
+            // Column sums hx + t and hx + 2R + i (hx is a multiple of 16: the skew adds up).
+            // Warp-specialised: read in 16-byte pairs (t rounded down to even), each pair once.
+            auto cs = [&](int t) -> uint2 {
+                if constexpr (kWs) {
+                    const uint4 p = *reinterpret_cast<const uint4*>(row + cs_index(t & ~1));
+                    return (t & 1) ? make_uint2(p.z, p.w) : make_uint2(p.x, p.y);
+                } else {
+                    return row[t];
+                }
+            };
+            auto cs_enter = [&](int i) -> uint2 {
+                if constexpr (kWs) return cs(2 * R + i);
+                else return enter[i];
+            };
             // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kHalo.
             const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kHalo + hx);
             // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
@@ -481,7 +567,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     for (int i4 = 0; i4 < 4; ++i4) {
                         const int i = 4 * q + i4;
                         // Column sum hx + i + 2R enters, hx + i - 1 leaves.
-                        if (i > 0) step(enter[i], row[i - 1]);
+                        if (i > 0) step(cs_enter(i), cs(i - 1));
                         const uint3 v = sums();
                         o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
                     }
@@ -495,7 +581,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 std::uint32_t arb = g.half_n * 0x10001u, ag = g.half_n;  // + (n-1)/2 in each lane
 #pragma unroll
                 for (int t = 0; t <= 2 * R; ++t) {
-                    const uint2 v = row[t];
+                    const uint2 v = cs(t);
                     arb += v.x;
                     ag += v.y;
                 }
@@ -519,7 +605,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     std::uint32_t prb = 0;
 #pragma unroll
                     for (int u = 0; u < kGroup; ++u) {
-                        const uint2 v = row[t + u];
+                        const uint2 v = cs(t + u);
                         prb += v.x;
                         ag += v.y;
                     }
@@ -528,7 +614,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 }
                 std::uint32_t prb = 0;
                 for (; t < taps; ++t) {
-                    const uint2 v = row[t];
+                    const uint2 v = cs(t);
                     prb += v.x;
                     ag += v.y;
                 }
@@ -601,6 +687,12 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 }
             }
         }
+        if constexpr (kRole == 2) {
+            // The team's column sums and centre rows are free again (for a next block only: every
+            // arrival has its wait).
+            if (k + 1 < blocks) named_arrive(bar_free(team), kWsBarThreads);
+            continue;
+        }
         // This thread's writes of the output block, before the TMA store (async proxy) reads them.
         if (tma_out) fence_proxy_async_smem();
         __syncthreads();  // column sums and the block's ring rows are free again
@@ -615,6 +707,13 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
             refill((k + 1) * kBlockRows - 1);  // the next block reads loaded rows from B (k + 1) - 1 on
         }
+    }
+    };
+    if constexpr (kWs) {
+        if (has_col) run_blocks(std::integral_constant<int, 1>{});
+        else run_blocks(std::integral_constant<int, 2>{});
+    } else {
+        run_blocks(std::integral_constant<int, 0>{});
     }
     if (tma_out && tid == kProducer) bulk_wait_all();
 }
@@ -660,6 +759,15 @@ template <class Filter, int kHalo, int kR>
 __global__ void __launch_bounds__(kMaxThreads)
     stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
                                   const __grid_constant__ Filter filter, const StreamGeom g) {
+    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+}
+// The warp-specialised form (kWarpSpecialized): 288 threads, three CTAs per SM as before. No
+// minimum CTA count in the bounds: ptxas takes 67 registers unasked (3 x 288 threads fit), but with
+// (288, 3) it went to 72 and spilled 8 bytes.
+template <class Filter, int kHalo, int kR>
+__global__ void __launch_bounds__(kWsThreads)
+    stencil_tma_kernel_box_stream_ws(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
+                                     const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
@@ -712,7 +820,9 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // in flight, rounded up to whole blocks; shallower (down to the window) when shared memory is
     // short.
     const int window = (kBlockRows + 2 * R) / kStageRows + 1;
-    const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(Shape<kHalo>::kCsStride) * 8;
+    // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius, below).
+    const bool ws = kWarpSpecialized<kHalo, kR> && a.ops == nullptr;
+    const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(ws ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
     const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
     auto even = [](int k) { return (k + kStagesPerBlock - 1) / kStagesPerBlock * kStagesPerBlock; };
     // With the TMA-stored output block: its bytes and up to 1 KB to align it.
@@ -735,7 +845,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     CUtensorMap map{};
     if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
 
-    const int threads = (kStripW + 2 * R + 31) / 32 * 32;
+    const int threads = ws ? kWsThreads : (kStripW + 2 * R + 31) / 32 * 32;
     const int smem = static_cast<int>(smem_for(K));
     // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
     // filters.cuh), other chains as arithmetic.
@@ -744,6 +854,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr int kKernelR = std::is_same_v<F, dev::BoxFilter> ? kR : 0;
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
+            else if constexpr (kWarpSpecialized<kHalo, kKernelR>) return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
         }();
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
