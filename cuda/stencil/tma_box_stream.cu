@@ -21,6 +21,9 @@
 //     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then the producer
 //                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
 //                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
+//   radius 16: the passes run side by side in warps of their own (kWarpSpecialized), the
+//   horizontal items in four teams of 4 rows, each block's column sums handed to each team and
+//   back by named barriers instead of the two __syncthreads
 //   the producer thread (thread 0 at radius 9-16, else the first with no horizontal item: see
 //   kProducer) refills ring stages no later output row
 //   reads (the ring holds the 2R + kBlockRows + 1 rows one block reads, plus `stages` - 1 stages in
@@ -113,6 +116,16 @@
 // segments launched first (8K r=16 118.7 -> 113, but 4K r=16 34.5 -> 36.0-37.7, partly because
 // the segment table cost the kernel 5 registers), and one segment more on some strips to fill
 // every slot in session 11's order (r=16 34.9-35.3).
+// Session 13: radius 16 warp-specialised (kWarpSpecialized: 288 threads, five column warps and four
+// one-warp teams of 4 output rows, handed over per team by named barriers, so that a block's
+// vertical pass overlaps the previous block's horizontal one). H100, A/B in one run each against
+// session 12's binary: 8K r=16 114.8-115.6 -> 108.6-109.3 us (1.25 -> 1.18x), 4K r=16 33.9-34.4 ->
+// 33.7-34.1 (1.32-1.33x: within noise), 1080p 16.7 -> 16.5; two teams of 8 rows took 112.2-112.6
+// at 8K and the same at 4K. The column sums read in 16-byte pairs (56 LDS.128, no LDS.64) moved
+// 8K 109.3 -> 108.9 and 4K nothing. The 4K time is no longer the steady state: per-CTA clocks (a
+// diagnostic build) have the three launch ranks of an SM at the same rate (0.34-0.36 blocks per us
+// in that build), but SMs holding the same 31 blocks ending up to 5 us apart, a different set
+// each launch.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 

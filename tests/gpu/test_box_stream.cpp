@@ -63,9 +63,9 @@ struct DevImage {
 
 // Runs the stream kernel on a random w x h image; checks every pixel within 1 LSB of the reference
 // (the kernel's integer mean is exact, so in practice 0) and the row padding untouched.
-void check(int w, int h, int r, Border b) {
+void check(int w, int h, int r, Border b, int stages = Policy{}.stages) {
     const std::string ctx = "box r=" + std::to_string(r) + " " + std::string(to_string(b)) + " " + std::to_string(w) +
-                            "x" + std::to_string(h);
+                            "x" + std::to_string(h) + " stages " + std::to_string(stages);
     const Image src = random_image(w, h, std::uint32_t(w * 7919 + h * 31 + r));
     Image want(w, h, PixelFormat::RGBA8);
     reference_filter(box(r), b, src.view(), want.view());
@@ -73,7 +73,8 @@ void check(int w, int h, int r, Border b) {
     ASSERT_TRUE(ds.ptr && dd.ptr) << ctx;
     cudaMemcpy2D(ds.ptr, ds.view.pitch, src.bytes.data(), src.pitch(), src.pitch(), std::size_t(h), cudaMemcpyHostToDevice);
     const FilterParams fp = box(r);
-    const Policy pol;
+    Policy pol;
+    pol.stages = stages;
     const tl::cuda::detail::LaunchArgs a{fp, b, pol, ds.view, dd.view, nullptr};
     const auto res = tl::cuda::detail::launch_tma_box_stream_any_radius(a);
     ASSERT_TRUE(res.has_value()) << ctx << ": the stream kernel did not take a Box RGBA8 launch";
@@ -126,6 +127,21 @@ TEST(BoxStream, TallAndNarrowAndWide) {
                 check(w, h, r, b);
                 if (HasFatalFailure()) return;
             }
+}
+
+// The ring depth follows the stages asked for (4 to 7 stages of 16 rows at radius 16). The
+// warp-specialised radius-16 kernel refills a stage only once the first team is done with the
+// block before, so the shallowest ring (no stage in flight ahead of the next block's rows) and the
+// deepest (two CTAs per SM) are the ones its hand-over could get wrong.
+TEST(BoxStream, EveryRingDepth) {
+    if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    for (int stages = 1; stages <= 4; ++stages)
+        for (int r : {9, 16, 32})
+            for (Border b : {Border::Clamp, Border::Zero, Border::Mirror})
+                for (auto [w, h] : {std::pair{257, 300}, std::pair{130, 2161}}) {
+                    check(w, h, r, b, stages);
+                    if (HasFatalFailure()) return;
+                }
 }
 
 TEST(BoxStream, LeavesOtherRequestsToTheTilePath) {

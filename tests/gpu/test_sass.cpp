@@ -117,4 +117,23 @@ TEST(Sass, TmaBoxStreamStoresSmallRadiiWithTma) {
     EXPECT_GE(wide, 3) << "expected the 16, 24 and 32-pixel halo classes";
 }
 
+// Its radius-16 kernel is warp-specialised (stencil_tma_kernel_box_stream_ws): the column warps
+// hand each team its rows with a named-barrier arrive (BAR.ARV) and wait for them back (BAR.SYNC
+// on a named barrier), as the explain text says; the other box stream kernels use __syncthreads only.
+TEST(Sass, TmaBoxStreamRadius16IsWarpSpecialised) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int ws = 0;
+    for (const auto& [name, text] : sass()) {
+        if (name.find("stencil_tma_kernel_box_stream") == std::string::npos) continue;
+        if (name.find("stencil_tma_kernel_box_stream_ws") != std::string::npos) {
+            ++ws;
+            EXPECT_NE(text.find("BAR.ARV"), std::string::npos) << name << " has no named-barrier arrive";
+            EXPECT_NE(text.find("UTMALDG"), std::string::npos) << name << " has no UTMALDG";
+        } else {
+            EXPECT_EQ(text.find("BAR.ARV"), std::string::npos) << name << " contains a named-barrier arrive";
+        }
+    }
+    EXPECT_EQ(ws, 1) << "expected one warp-specialised box stream kernel (radius 16)";
+}
+
 } // namespace
