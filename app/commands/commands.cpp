@@ -136,6 +136,9 @@ Commands::Commands(CLI::App& app) {
         ->check(CLI::Range(1, 4));
     bench_->add_option("--tiles", b.tiles, "Output tiles WxH to sweep for the mechanisms that read one (tma, tma_ws, cluster), e.g. 64x32,128x32")
         ->delimiter(',');
+    bench_->add_option("--box-radii", b.box_radii, "Box radii to time instead of 1,4,16,32, e.g. 2,8,12,16")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 32));
     bench_->add_option("--border", b.border, "clamp, zero or mirror");
     bench_->add_option("--json", b.json, "Write the results as JSON to this file");
     bench_->add_option("--iterations", b.iterations, "Timed runs per row (median reported)")->check(CLI::Range(1, 10000));

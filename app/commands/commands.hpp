@@ -57,6 +57,7 @@ struct BenchOptions {
     std::vector<std::string> mechanisms;  // empty = all CUDA mechanisms
     std::vector<int> stages;              // ldgsts/tma stage counts to sweep; empty = policy default
     std::vector<std::string> tiles;       // WxH output tiles to sweep for tma/tma_ws/cluster; empty = policy default
+    std::vector<int> box_radii;           // Box radii to time; empty = those of the check (1, 4, 16, 32)
     std::string border = "clamp";
     std::string json;                     // write results here when set
     int iterations = 20;

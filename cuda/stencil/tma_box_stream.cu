@@ -829,10 +829,14 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
                                       CU_TENSOR_MAP_SWIZZLE_128B);
     }
     g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
-    // The ring: the stages one block reads (loaded rows Bk .. Bk + 2R + B) plus `stages` - 1
-    // in flight, rounded up to whole blocks; shallower (down to the window) when shared memory is
-    // short.
-    const int window = (kBlockRows + 2 * R) / kStageRows + 1;
+    // The ring: the stages one block reads plus `stages` - 1 in flight, rounded up to whole blocks;
+    // shallower (down to the window) when shared memory is short. Block k reads loaded rows
+    // Bk - 1 .. Bk + 2R + B - 1: the last row of stage Bk / S - 1 and every stage up to the one
+    // holding row Bk + 2R + B - 1 (S = kStageRows, B a multiple of S). Until session 13 the window
+    // was counted as (B + 2R) / S + 1, one stage short wherever 2R is no multiple of S, which left
+    // those radii one stage less in flight than asked for (none at `stages` 2 for radius 2, 3, 5,
+    // 6, 7 and 9-15). H100 4K, stages 2, before -> after: see the README (session 13).
+    const int window = (2 * R + kBlockRows - 1) / kStageRows + 2;
     // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius, below).
     const bool ws = kWarpSpecialized<kHalo, kR> && a.ops == nullptr;
     const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(ws ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;

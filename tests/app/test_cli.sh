@@ -57,6 +57,11 @@ grep -q "0.1..5" <<< "$text" || fail "--op gamma:9 does not state the valid rang
 run 2 --op frobnicate
 grep -q "invert" <<< "$text" || fail "--op frobnicate does not list the ops"
 
+run 2 bench --box-radii 4,40
+grep -q "1 to 32" <<< "$text" || fail "bench --box-radii 4,40 does not state the valid range"
+run 0 bench --help
+grep -q -- "--box-radii" <<< "$text" || fail "bench --help does not mention --box-radii"
+
 run 2 --vsync maybe
 run 2 --ui-scale 9
 run 2 --headless
