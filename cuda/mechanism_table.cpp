@@ -89,7 +89,7 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "rows from DRAM once. A segment's first output takes its window from the warm-up rows, so "
      "the first block waits for 2R + 16 rows (three 16-row boxes at radius 16), and each strip's "
      "bottom segment is launched first: on an SM the block launched last runs slowest (the "
-     "schedulers favour older warps). At radius 16 the block is warp-specialised: five warps "
+     "schedulers favour older warps). From radius 9 to 16 the block is warp-specialised: five warps "
      "sum down the columns while four one-warp teams sum across, each on 4 of a block's 16 "
      "rows, and named barriers (BAR.ARV, BAR.SYNC) hand each team its column sums and back, so "
      "one block's vertical pass overlaps the last one's horizontal pass. Up to radius 8 its "

@@ -191,9 +191,9 @@ struct Shape {
 // ones are still being written, and the next block's vertical pass starts as soon as the first
 // team is done. Named barriers (not __syncthreads) hand each team's rows over and back.
 template <int kHalo, int kR>
-constexpr bool kWarpSpecialized = kHalo == 16 && kR == 16;
+constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 9;
 constexpr int kWsTeams = 4;
-constexpr int kWsColumnThreads = kStripW + 2 * 16;                        // one per column: 160
+constexpr int kWsColumnThreads = kStripW + 2 * 16;  // one per column (kStripW + 2R of them): 160
 constexpr int kWsTeamThreads = 128 / kWsTeams;                            // its rows x 8 runs of 16 outputs
 constexpr int kWsThreads = kWsColumnThreads + kWsTeams * kWsTeamThreads;  // 288
 constexpr int kWsBarThreads = kWsColumnThreads + kWsTeamThreads;          // the column warps and one team
@@ -338,7 +338,11 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // This thread's column: virtual column x0 - R + tid, read from the loaded column the border
     // names (clamped into the box: columns no stored output reads may fold anywhere).
     const int ncols = kStripW + 2 * R;
-    const bool has_col = tid < ncols;
+    // Warp-specialised, R < 16: the column threads past the strip's kStripW + 2R columns run the
+    // vertical pass too, on columns no output reads (their column sums are never read), so that
+    // no warp diverges at the named barriers of the hand-overs (bar.sync / bar.arrive are the
+    // warp-aligned forms: a warp split between two of them hung the kernel).
+    const bool has_col = kWs ? tid < kWsColumnThreads : tid < ncols;
     const int vc = x0 - R + tid;
     int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - kHalo);
     lc = min(max(lc, 0), kBoxW - 1);
@@ -723,7 +727,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     }
     };
     if constexpr (kWs) {
-        if (has_col) run_blocks(std::integral_constant<int, 1>{});
+        if (tid < kWsColumnThreads) run_blocks(std::integral_constant<int, 1>{});
         else run_blocks(std::integral_constant<int, 2>{});
     } else {
         run_blocks(std::integral_constant<int, 0>{});
@@ -930,6 +934,14 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     case 5: return launch_shape<8, 5>(a, dev, g);
     case 6: return launch_shape<8, 6>(a, dev, g);
     case 7: return launch_shape<8, 7>(a, dev, g);
+    case 8: return launch_shape<8, 8>(a, dev, g);
+    case 9: return launch_shape<16, 9>(a, dev, g);
+    case 10: return launch_shape<16, 10>(a, dev, g);
+    case 11: return launch_shape<16, 11>(a, dev, g);
+    case 12: return launch_shape<16, 12>(a, dev, g);
+    case 13: return launch_shape<16, 13>(a, dev, g);
+    case 14: return launch_shape<16, 14>(a, dev, g);
+    case 15: return launch_shape<16, 15>(a, dev, g);
     case 16: return launch_shape<16, 16>(a, dev, g);
     default: break;
     }
