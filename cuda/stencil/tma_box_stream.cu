@@ -125,7 +125,11 @@
 // 8K 109.3 -> 108.9 and 4K nothing. The 4K time is no longer the steady state: per-CTA clocks (a
 // diagnostic build) have the three launch ranks of an SM at the same rate (0.34-0.36 blocks per us
 // in that build), but SMs holding the same 31 blocks ending up to 5 us apart, a different set
-// each launch.
+// each launch. Radius 9-15 compiled in on the same form (36.0-36.3 -> 33.5-34.4 us), radius 8
+// compiled in (33.6 -> 32.8), and the ring window counted right (launch_shape: radii whose 2R is no
+// multiple of the block had one stage less in flight; r=2..7 35.3-35.9 -> 30.9-31.9). Tried and
+// dropped: segments launched in order 0, 1, ... (r=9-16 +0.4-0.9 us) or in reverse (+1.5-2),
+// and a deeper prefetch from the same ring (see the refill at the block's start).
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
@@ -408,8 +412,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         const int yk = kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
         if constexpr (kRole == 1) {
             // Team 0 is done with the previous block, and every column thread with its vertical
-            // pass: no thread reads loaded rows below Bk - 1 any more (the other teams' centre rows
-            // of the previous block are Bk + 1 .. Bk + 15 at most), so the stage before goes out.
+            // pass: the stages wholly below row Bk - 1 go out again. The other teams may still read
+            // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 3 on (R >= 9): in
+            // stage k - 1 at most, which stays. (Freeing stage k - 1 too where R >= 12, with row
+            // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
             if (k > 0) {
                 named_sync(bar_free(0), kWsBarThreads);
                 if (tid == kProducer) refill(k * kBlockRows - 1);
