@@ -61,6 +61,11 @@ run 2 bench --box-radii 4,40
 grep -q "1 to 32" <<< "$text" || fail "bench --box-radii 4,40 does not state the valid range"
 run 0 bench --help
 grep -q -- "--box-radii" <<< "$text" || fail "bench --help does not mention --box-radii"
+# --box-radii replaces the Box rows (here on the Vulkan path: no CUDA device in CI).
+run 0 bench --filters box --box-radii 2,7 --size 64x48 --iterations 1
+grep -q "^box r=2 " <<< "$text" || fail "bench --box-radii 2,7 has no box r=2 row"
+grep -q "^box r=7 " <<< "$text" || fail "bench --box-radii 2,7 has no box r=7 row"
+if grep -q "^box r=4 " <<< "$text"; then fail "bench --box-radii 2,7 still times box r=4"; fi
 
 run 2 --vsync maybe
 run 2 --ui-scale 9
