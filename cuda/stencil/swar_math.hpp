@@ -125,8 +125,8 @@ inline UserPlanarFormT<N> user_planar_form(const float (&weights)[N], float scal
     return r;
 }
 
-// The host's twin of the device sums (UserKernel3Filter::planar4, UserKernel5Filter::planar4), in
-// the same order, for one channel of one output: p = the window's bytes, row-major. Returns the
+// The host's twin of the device sums (UserKernel3Filter::planar4, UserKernel5Filter::planar_item),
+// in the same order, for one channel of one output: p = the window's bytes, row-major. Returns the
 // stored byte.
 template <int N>
 inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::uint32_t (&p)[N]) {

@@ -21,7 +21,7 @@
 //     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then the producer
 //                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
 //                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
-//   radius 16: the passes run side by side in warps of their own (kWarpSpecialized), the
+//   radius 9-16: the passes run side by side in warps of their own (kWarpSpecialized), the
 //   horizontal items in four teams of 4 rows, each block's column sums handed to each team and
 //   back by named barriers instead of the two __syncthreads
 //   the producer thread (thread 0 at radius 9-16, else the first with no horizontal item: see
@@ -189,7 +189,7 @@ struct Shape {
     static constexpr int kOutBytes = kTmaOut ? kBlockRows * kStripW * 4 : 0;
 };
 
-// Radius 16 (compiled in) runs warp-specialised: its five column warps run the vertical pass and
+// Radius 9-16 (compiled in) runs warp-specialised: its five column warps run the vertical pass and
 // kWsTeams teams of the other four warps the horizontal one, each team on 16 / kWsTeams of the
 // block's 16 output rows, so that the first rows' column sums are summed across while the later
 // ones are still being written, and the next block's vertical pass starts as soon as the first
@@ -197,7 +197,7 @@ struct Shape {
 template <int kHalo, int kR>
 constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 9;
 constexpr int kWsTeams = 4;
-constexpr int kWsColumnThreads = kStripW + 2 * 16;  // one per column (kStripW + 2R of them): 160
+constexpr int kWsColumnThreads = kStripW + 2 * 16;  // one per column at R = 16: 160
 constexpr int kWsTeamThreads = 128 / kWsTeams;                            // its rows x 8 runs of 16 outputs
 constexpr int kWsThreads = kWsColumnThreads + kWsTeams * kWsTeamThreads;  // 288
 constexpr int kWsBarThreads = kWsColumnThreads + kWsTeamThreads;          // the column warps and one team
@@ -387,8 +387,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     }
 
     // Horizontal item of this thread: output row hj of the block, outputs hx .. hx + kHRun - 1.
-    // Warp-specialised: the threads after the column threads, team 0 on rows 0-7, team 1 on 8-15
-    // (in a team, lane pairs on consecutive rows of one run, as the paired stores below need).
+    // Warp-specialised: the threads after the column threads, team h on rows 4h .. 4h + 3 (in a
+    // team, lane pairs on consecutive rows of one run, as the paired stores below need).
     constexpr int kTeamRows = kBlockRows / kWsTeams;
     const int tt = tid - kWsColumnThreads;  // the thread's index in the teams (warp-specialised)
     const int team = kWs ? tt / kWsTeamThreads : 0;
@@ -537,8 +537,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
             const uint2* row = colsum + hj * kCs + cs_index(hx);
             [[maybe_unused]] const uint2* enter = row + 2 * R;
-            // Column sums hx + t and hx + 2R + i (hx is a multiple of 16: the skew adds up).
-            // Warp-specialised: read in 16-byte pairs (t rounded down to even), each pair once.
+            // Column sum hx + t (hx is a multiple of 16: the skew adds up). Warp-specialised: read
+            // in 16-byte pairs (t rounded down to even), each pair once.
             auto cs = [&](int t) -> uint2 {
                 if constexpr (kWs) {
                     const uint4 p = *reinterpret_cast<const uint4*>(row + cs_index(t & ~1));
@@ -547,6 +547,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     return row[t];
                 }
             };
+            // Column sum hx + 2R + i. The other kernels keep their `enter[i]`: written as cs(2R + i),
+            // the runtime-radius kernels of the 8-pixel class compiled to different SASS.
             auto cs_enter = [&](int i) -> uint2 {
                 if constexpr (kWs) return cs(2 * R + i);
                 else return enter[i];
@@ -847,43 +849,43 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // those radii one stage less in flight than asked for (none at `stages` 2 for radius 2, 3, 5,
     // 6, 7 and 9-15). H100 4K, stages 2, before -> after: see the README (session 13).
     const int window = (2 * R + kBlockRows - 1) / kStageRows + 2;
-    // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius, below).
-    const bool ws = kWarpSpecialized<kHalo, kR> && a.ops == nullptr;
-    const std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(ws ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
     const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
     auto even = [](int k) { return (k + kStagesPerBlock - 1) / kStagesPerBlock * kStagesPerBlock; };
     // With the TMA-stored output block: its bytes and up to 1 KB to align it.
     const std::size_t out_bytes = g.tma_out ? std::size_t(Shape<kHalo>::kOutBytes) + 1024 : 0;
-    auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign; };
-    int K = even(window - 1 + a.policy.stages);
-    while (K > even(window) && smem_for(K) > limit) K -= 2;
-    if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
-    g.ring_stages = K;
-
-    TmaBoxDesc d;
-    d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
-    d.global_dim[0] = std::uint64_t(a.src.width);
-    d.global_dim[1] = std::uint64_t(a.src.height);
-    d.global_stride = a.src.pitch;
-    d.box_dim[0] = std::uint32_t(Shape<kHalo>::kBoxW);
-    d.box_dim[1] = std::uint32_t(kStageRows);
-    d.element_bytes = 4;
-    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
-    CUtensorMap map{};
-    if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
-
-    const int threads = ws ? kWsThreads : (kStripW + 2 * R + 31) / 32 * 32;
-    const int smem = static_cast<int>(smem_for(K));
     // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(dev::BoxFilter{R}, a.ops, [&](const auto& f) -> std::optional<Result> {
         using F = std::decay_t<decltype(f)>;
         constexpr int kKernelR = std::is_same_v<F, dev::BoxFilter> ? kR : 0;
+        // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius).
+        constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
-            else if constexpr (kWarpSpecialized<kHalo, kKernelR>) return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
+            else if constexpr (kWs) return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
         }();
+        constexpr std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
+        auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign; };
+        int K = even(window - 1 + a.policy.stages);
+        while (K > even(window) && smem_for(K) > limit) K -= 2;
+        if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
+        g.ring_stages = K;
+
+        TmaBoxDesc d;
+        d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
+        d.global_dim[0] = std::uint64_t(a.src.width);
+        d.global_dim[1] = std::uint64_t(a.src.height);
+        d.global_stride = a.src.pitch;
+        d.box_dim[0] = std::uint32_t(Shape<kHalo>::kBoxW);
+        d.box_dim[1] = std::uint32_t(kStageRows);
+        d.element_bytes = 4;
+        if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
+        CUtensorMap map{};
+        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
+
+        const int threads = kWs ? kWsThreads : (kStripW + 2 * R + 31) / 32 * 32;
+        const int smem = static_cast<int>(smem_for(K));
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_box_stream: cannot reserve shared memory: ") +
                                 cudaGetErrorName(e));
@@ -930,9 +932,11 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     g.vec_store = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
-    // Radii 2..7 (the packed horizontal sums) compile their radius in, for the unrolled start-up
-    // sum and immediate offsets: H100, 4K RGBA8 clamp, r=4, packed sums with the radius at run
-    // time 40.0 us, compiled in 39.0 (12.9 M warp instructions, was 16.2 M before the packed sums).
+    // Radii 2..16 compile their radius in, for the unrolled start-up sum and immediate offsets:
+    // H100, 4K RGBA8 clamp, r=4, packed sums with the radius at run time 40.0 us, compiled in 39.0
+    // (12.9 M warp instructions, was 16.2 M before the packed sums); r=8 33.6 -> 32.8, and 9-15
+    // (with the warp-specialised form) 35.2-36.3 -> 33.5-34.4. The Box at radius 17-32 keeps the
+    // runtime radius (a fused chain always does: one kernel per chain form).
     switch (R) {
     case 2: return launch_shape<8, 2>(a, dev, g);
     case 3: return launch_shape<8, 3>(a, dev, g);
@@ -951,8 +955,9 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     case 16: return launch_shape<16, 16>(a, dev, g);
     default: break;
     }
+    // Radius 1 (launch_tma_box_stream_any_radius only) at run time in the 8-pixel class; 2-16 are
+    // all compiled in above.
     if (R <= 8) return launch_shape<8>(a, dev, g);
-    if (R <= 16) return launch_shape<16>(a, dev, g);
     if (R <= 24) return launch_shape<24>(a, dev, g);
     return launch_shape<32>(a, dev, g);
 }

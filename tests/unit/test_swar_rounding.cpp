@@ -198,8 +198,8 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
     EXPECT_FALSE(user_planar_form(ok, INFINITY, 0.0f).usable);
 }
 
-// The user 5x5 kernel's form (UserKernel5Filter::planar4 on `tma`): the same rule over 25 taps, with
-// check's asymmetric 5x5 weights and a Gaussian-like set of fractional ones.
+// The user 5x5 kernel's form (UserKernel5Filter::planar_item on the tile mechanisms): the same rule
+// over 25 taps, with check's asymmetric 5x5 weights and a Gaussian-like set of fractional ones.
 TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
     struct Case {
         float w[25];
@@ -218,16 +218,16 @@ TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
     for (const Case& c : cases) {
         const auto f = user_planar_form(c.w, c.scale, c.bias);
         ASSERT_TRUE(f.usable);
-        long away_from_half = 0, checked = 0;
-        for (int n = 0; n < 100000; ++n) {
+        constexpr int kWindows = 100000;
+        long away_from_half = 0;
+        for (int n = 0; n < kWindows; ++n) {
             std::uint32_t p[25];
             for (auto& b : p) b = std::uint32_t(byte(rng));
             if (n < 5)
                 for (auto& b : p) b = std::uint32_t(n == 0 ? 0 : n == 1 ? 255 : n == 2 ? 1 : n == 3 ? 128 : 254);
-            ++checked;
             away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p);
         }
-        EXPECT_GT(away_from_half, checked / 2);
+        EXPECT_GT(away_from_half, kWindows / 2);
     }
     float zeros[25] = {};
     EXPECT_FALSE(user_planar_form(zeros, 1.0f, 0.0f).usable);
