@@ -189,10 +189,10 @@ bool pipelined(cuda::Mechanism m) {
 // vector mechanism: two passes over memory) and once fused per mechanism (launch_fused: one
 // pass). "x copy" is against one pass, so the two-pass row sits near 2x at best.
 void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std::vector<int>& box_radii,
-                const std::vector<cuda::Mechanism>& mechs,
-                Border border, int sets, int iterations, cudaStream_t stream,
-                const std::function<cuda::DeviceImage(int)>& src_of,
-                const std::function<cuda::DeviceImage(int)>& dst_of, double image_bytes, double copy_us, std::vector<BenchRow>& rows) {
+                const std::vector<cuda::Mechanism>& mechs, Border border, int sets, int iterations,
+                cudaStream_t stream, const std::function<cuda::DeviceImage(int)>& src_of,
+                const std::function<cuda::DeviceImage(int)>& dst_of, double image_bytes, double copy_us,
+                std::vector<BenchRow>& rows) {
     const PixelCase* chain3 = nullptr;
     const auto chains = pixel_chain_cases();
     for (const auto& c : chains)
@@ -470,7 +470,8 @@ int run_bench(const BenchOptions& o) {
     }
     if (o.pixel) {
         run_pixel_bench(o, w, h, pitch, border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
-        fused_rows(timer, kinds, o.box_radii, mechs, border, sets, o.iterations, stream, src_of, dst_of, image_bytes, *copy_us, rows);
+        fused_rows(timer, kinds, o.box_radii, mechs, border, sets, o.iterations, stream, src_of, dst_of,
+                   image_bytes, *copy_us, rows);
     }
 
     if (!o.json.empty()) {

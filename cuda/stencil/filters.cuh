@@ -663,11 +663,15 @@ struct UserKernel5Filter : UserKernelFilter {
                     if constexpr (C == 0) centre(done, c);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) {
-                        const std::uint32_t bits = swar::clamped_byte_bits(
-                            UserKernel3Filter::fma_keep_denormals(planar.out_scale, acc[done][i], 8388608.0f));
-                        if constexpr (C == 0) out[done][i] = __byte_perm(bits, c[i], 0x7000u);
-                        else if constexpr (C == 1) out[done][i] = __byte_perm(out[done][i], bits, 0x3240u);
-                        else out[done][i] = __byte_perm(out[done][i], bits, 0x3410u);
+                        const std::uint32_t bits =
+                            swar::clamped_byte_bits(UserKernel3Filter::fma_keep_denormals(
+                                planar.out_scale, acc[done][i], 8388608.0f));
+                        if constexpr (C == 0)
+                            out[done][i] = __byte_perm(bits, c[i], 0x7000u);
+                        else if constexpr (C == 1)
+                            out[done][i] = __byte_perm(out[done][i], bits, 0x3240u);
+                        else
+                            out[done][i] = __byte_perm(out[done][i], bits, 0x3410u);
                     }
                 }
             }

@@ -35,25 +35,30 @@ Result launch_smem(const LaunchArgs& a) {
     return dev::with_pixel(a.src.format, [&](auto pixel) -> Result {
         using Pixel = decltype(pixel);
         return dev::with_filter(a.params, [&](auto filter_in) -> Result {
-         // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
-         return dev::with_user5_planar<Pixel>(filter_in, [&](auto filter0) -> Result {
-          return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
-            using Filter = std::decay_t<decltype(filter)>;
-            const auto& prop = current_device_props();
-            std::size_t smem = 0;
-            const TileShape s = plan_tile(functor_radius(filter), sizeof(typename Pixel::Storage),
-                                          Separable<base_filter_t<Filter>>::value, 1, prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), 1, &smem);
-            if (s.tw == 0) return Result::fail("smem: the tile for this radius does not fit in shared memory");
-            auto kernel = stencil_smem_kernel<Filter, Pixel>;
-            // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
-            if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
-                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-            const dim3 grid((a.src.width + s.tw - 1) / s.tw, (a.src.height + s.th - 1) / s.th);
-            kernel<<<grid, policy_block(a), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
-                                                          a.src.width, a.src.height, a.border);
-            return launch_error("stencil_smem_kernel");
-          });
-         });
+            // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
+            return dev::with_user5_planar<Pixel>(filter_in, [&](auto filter0) -> Result {
+                return dev::with_epilogue<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
+                    using Filter = std::decay_t<decltype(filter)>;
+                    const auto& prop = current_device_props();
+                    std::size_t smem = 0;
+                    const TileShape s =
+                        plan_tile(functor_radius(filter), sizeof(typename Pixel::Storage),
+                                  Separable<base_filter_t<Filter>>::value, 1,
+                                  prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), 1, &smem);
+                    if (s.tw == 0)
+                        return Result::fail("smem: the tile for this radius does not fit in shared memory");
+                    auto kernel = stencil_smem_kernel<Filter, Pixel>;
+                    // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the opt-in.
+                    if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
+                        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(smem));
+                    const dim3 grid((a.src.width + s.tw - 1) / s.tw, (a.src.height + s.th - 1) / s.th);
+                    kernel<<<grid, policy_block(a), smem, a.stream>>>(filter, s, a.src.data, a.src.pitch,
+                                                                      a.dst.data, a.dst.pitch, a.src.width,
+                                                                      a.src.height, a.border);
+                    return launch_error("stencil_smem_kernel");
+                });
+            });
         });
     });
 }

@@ -212,24 +212,27 @@ __device__ __forceinline__ void walk3x3_any(const Op& op, const Fin& fin, const 
 // The user 5x5 kernel's window, one output per thread over the tile (the weights indexed with
 // compile-time constants, so they stay in the constant bank). No barrier.
 template <class Pixel, class Filter>
-__device__ __forceinline__ void user5_window_tile(const Filter& f, const typename Pixel::Storage* in, const TileShape& s,
-                                                  int x0, int y0, void* dst, std::size_t dst_pitch, int w, int h) {
+__device__ __forceinline__ void user5_window_tile(const Filter& f, const typename Pixel::Storage* in,
+                                                  const TileShape& s, int x0, int y0, void* dst,
+                                                  std::size_t dst_pitch, int w, int h) {
     using Storage = typename Pixel::Storage;
     for (int ly = threadIdx.y; ly < s.th; ly += blockDim.y)
-    for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
-        const int x = x0 + lx, y = y0 + ly;
-        if (x >= w || y >= h) continue;
-        const Storage* centre = in + (ly + 2) * s.stride + s.ox + lx + 2;
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int lx = threadIdx.x; lx < s.tw; lx += blockDim.x) {
+            const int x = x0 + lx, y = y0 + ly;
+            if (x >= w || y >= h) continue;
+            const Storage* centre = in + (ly + 2) * s.stride + s.ox + lx + 2;
+            float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-        for (int dy = -2; dy <= 2; ++dy)
+            for (int dy = -2; dy <= 2; ++dy)
 #pragma unroll
-            for (int dx = -2; dx <= 2; ++dx)
-                fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2], Pixel::to_float(centre[dy * s.stride + dx]));
-        const float a = Pixel::to_float(centre[0]).w;
-        row_ptr<Pixel>(dst, dst_pitch, y)[x] = finish<Pixel>(
-            f, make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias), fmaf(f.scale, acc.z, f.bias), a));
-    }
+                for (int dx = -2; dx <= 2; ++dx)
+                    fma_into(acc, f.weights[(dy + 2) * 5 + dx + 2],
+                             Pixel::to_float(centre[dy * s.stride + dx]));
+            const float a = Pixel::to_float(centre[0]).w;
+            row_ptr<Pixel>(dst, dst_pitch, y)[x] =
+                finish<Pixel>(f, make_float4(fmaf(f.scale, acc.x, f.bias), fmaf(f.scale, acc.y, f.bias),
+                                             fmaf(f.scale, acc.z, f.bias), a));
+        }
 }
 
 // Writes output pixels (x0 + lx, y0 + ly) for the tile; every thread of the block takes part and
@@ -418,15 +421,16 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
             const int x = x0 + lx;
             if (x >= w || y0 + ly0 >= h) continue;
             const int rows = min(4, min(s.th - ly0, h - y0 - ly0));
-            const auto* corner = reinterpret_cast<const volatile std::uint32_t*>(in + ly0 * s.stride + s.ox + lx);
+            const auto* corner =
+                reinterpret_cast<const volatile std::uint32_t*>(in + ly0 * s.stride + s.ox + lx);
             std::uint32_t out[4][4];
             f.template planar_item<4>(
                 rows,
-                [&](int i, std::uint32_t (&px)[8]) {
+                [&](int i, std::uint32_t(&px)[8]) {
 #pragma unroll
                     for (int k = 0; k < 8; ++k) px[k] = corner[i * s.stride + k];
                 },
-                [&](int step, std::uint32_t (&c)[4]) {
+                [&](int step, std::uint32_t(&c)[4]) {
 #pragma unroll
                     for (int k = 0; k < 4; ++k) c[k] = corner[(step + 2) * s.stride + 2 + k];
                 },
@@ -435,7 +439,8 @@ __device__ __forceinline__ void compute_tile(const Filter& f, const typename Pix
                 finish4(f, out[step]);
                 auto* o = row_ptr<Pixel>(dst, dst_pitch, y0 + ly0 + step) + x;
                 if (x + 3 < w && reinterpret_cast<std::uintptr_t>(o) % 16 == 0) {
-                    *reinterpret_cast<uint4*>(o) = make_uint4(out[step][0], out[step][1], out[step][2], out[step][3]);
+                    *reinterpret_cast<uint4*>(o) =
+                        make_uint4(out[step][0], out[step][1], out[step][2], out[step][3]);
                 } else {
                     for (int i = 0; i < 4; ++i)
                         if (x + i < w) o[i] = out[step][i];

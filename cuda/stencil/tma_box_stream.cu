@@ -197,7 +197,7 @@ struct Shape {
 template <int kHalo, int kR>
 constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 9;
 constexpr int kWsTeams = 4;
-constexpr int kWsColumnThreads = kStripW + 2 * 16;  // one per column at R = 16: 160
+constexpr int kWsColumnThreads = kStripW + 2 * 16;                        // one per column at R = 16: 160
 constexpr int kWsTeamThreads = 128 / kWsTeams;                            // its rows x 8 runs of 16 outputs
 constexpr int kWsThreads = kWsColumnThreads + kWsTeams * kWsTeamThreads;  // 288
 constexpr int kWsBarThreads = kWsColumnThreads + kWsTeamThreads;          // the column warps and one team
@@ -403,340 +403,360 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // (the column threads of the warp-specialised form), 2 the horizontal only (its teams). One
     // loop per role, so that neither carries the other's registers through the other's code.
     auto run_blocks = [&](auto role) {
-    constexpr int kRole = decltype(role)::value;
-    int leave0 = ring_rows - 1;
-    int enter0 = (2 * R) % ring_rows;
-    int centre0 = (hj + R) % ring_rows;
-    for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows), enter0 = wrap(enter0 + kBlockRows),
-             centre0 = wrap(centre0 + kBlockRows)) {
-        const int yk = kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
-        if constexpr (kRole == 1) {
-            // Team 0 is done with the previous block, and every column thread with its vertical
-            // pass: the stages wholly below row Bk - 1 go out again. The other teams may still read
-            // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 3 on (R >= 9): in
-            // stage k - 1 at most, which stays. (Freeing stage k - 1 too where R >= 12, with row
-            // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
-            if (k > 0) {
-                named_sync(bar_free(0), kWsBarThreads);
-                if (tid == kProducer) refill(k * kBlockRows - 1);
+        constexpr int kRole = decltype(role)::value;
+        int leave0 = ring_rows - 1;
+        int enter0 = (2 * R) % ring_rows;
+        int centre0 = (hj + R) % ring_rows;
+        for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows),
+                 enter0 = wrap(enter0 + kBlockRows), centre0 = wrap(centre0 + kBlockRows)) {
+            const int yk =
+                kUp ? ye - 1 - k * kBlockRows : ys + k * kBlockRows;  // image row of its first output
+            if constexpr (kRole == 1) {
+                // Team 0 is done with the previous block, and every column thread with its vertical
+                // pass: the stages wholly below row Bk - 1 go out again. The other teams may still read
+                // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 3 on (R >= 9): in
+                // stage k - 1 at most, which stays. (Freeing stage k - 1 too where R >= 12, with row
+                // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
+                if (k > 0) {
+                    named_sync(bar_free(0), kWsBarThreads);
+                    if (tid == kProducer) refill(k * kBlockRows - 1);
+                }
             }
-        }
-        // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
-        if constexpr (kRole != 2) wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
-        if (kRole != 2 && has_col) {
-            uint2* out = colsum + cs_index(tid);
-            const bool inside = g.border == Border::Zero ||
-                                rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
-            // Leaving rows are loaded rows Bk - 1 + j: they wrap inside the block that starts a ring
-            // turn (row Bk - 1 is the ring's last), after j = 0; the first block has no row -1.
-            // Entering rows Bk + 2R + j wrap inside one block per ring turn where 2R is no
-            // multiple of B.
-            const std::uint32_t* lp = ring_row(leave0) + lc;
-            const int e0 = enter0;
-            const std::uint32_t* ep = ring_row(e0) + lc;
-            auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
-                s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
-                s_g = s_g + lane_g(e) - lane_g(l);
-                out[j * kCs] = make_uint2(s_rb, s_g);
-            };
-            // Warp-specialised, before output row j (j a multiple of kTeamRows past 0): the rows
-            // before go to their team, and the next team's rows are written once that team is done
-            // with the previous block's.
-            auto handover = [&](int j) {
-                if constexpr (kWs) {
-                    if (j > 0 && j % kTeamRows == 0) {
-                        named_arrive(bar_full(j / kTeamRows - 1), kWsBarThreads);
-                        if (k > 0) named_sync(bar_free(j / kTeamRows), kWsBarThreads);
+            // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
+            if constexpr (kRole != 2) wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
+            if (kRole != 2 && has_col) {
+                uint2* out = colsum + cs_index(tid);
+                const bool inside =
+                    g.border == Border::Zero ||
+                    rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
+                // Leaving rows are loaded rows Bk - 1 + j: they wrap inside the block that starts a ring
+                // turn (row Bk - 1 is the ring's last), after j = 0; the first block has no row -1.
+                // Entering rows Bk + 2R + j wrap inside one block per ring turn where 2R is no
+                // multiple of B.
+                const std::uint32_t* lp = ring_row(leave0) + lc;
+                const int e0 = enter0;
+                const std::uint32_t* ep = ring_row(e0) + lc;
+                auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
+                    s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
+                    s_g = s_g + lane_g(e) - lane_g(l);
+                    out[j * kCs] = make_uint2(s_rb, s_g);
+                };
+                // Warp-specialised, before output row j (j a multiple of kTeamRows past 0): the rows
+                // before go to their team, and the next team's rows are written once that team is done
+                // with the previous block's.
+                auto handover = [&](int j) {
+                    if constexpr (kWs) {
+                        if (j > 0 && j % kTeamRows == 0) {
+                            named_arrive(bar_full(j / kTeamRows - 1), kWsBarThreads);
+                            if (k > 0) named_sync(bar_free(j / kTeamRows), kWsBarThreads);
+                        }
                     }
-                }
-            };
-            auto steps = [&](const std::uint32_t(&e)[kBlockRows], const std::uint32_t(&l)[kBlockRows]) {
+                };
+                auto steps = [&](const std::uint32_t(&e)[kBlockRows], const std::uint32_t(&l)[kBlockRows]) {
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) {
-                    handover(j);
-                    step(j, e[j], l[j]);
-                }
-            };
-            // The block's entering and leaving pixels are all loaded before the first column sum is
-            // stored: interleaved with the stores, ptxas kept every load behind the store before it
-            // (both shared memory, possibly aliased), and each row waited for its loads' latency.
-            std::uint32_t ev[kBlockRows], lv[kBlockRows];
-            const bool leave_wraps = leave0 == ring_rows - 1;
-            if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        handover(j);
+                        step(j, e[j], l[j]);
+                    }
+                };
+                // The block's entering and leaving pixels are all loaded before the first column sum is
+                // stored: interleaved with the stores, ptxas kept every load behind the store before it
+                // (both shared memory, possibly aliased), and each row waited for its loads' latency.
+                std::uint32_t ev[kBlockRows], lv[kBlockRows];
+                const bool leave_wraps = leave0 == ring_rows - 1;
+                if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) {
-                    ev[j] = ep[j * kRowStep];
-                    lv[j] = lp[j * kRowStep];
-                }
-                steps(ev, lv);
-            } else if (kR > 0 && inside && leave_wraps) {
-                // The radius compiled in: the leaving rows' wrap as a branch of its own (H100 4K r=16
-                // 34.6-35.4 -> 34.3-34.9 us over four alternating pairs, r=4 and 8K unchanged; in the
-                // runtime-radius kernels it made ptxas spill 28 bytes and r=32 took 61 us).
-                const std::uint32_t* lw = ring_r0 + lc;  // leaving rows Bk .. : the ring's first rows
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        ev[j] = ep[j * kRowStep];
+                        lv[j] = lp[j * kRowStep];
+                    }
+                    steps(ev, lv);
+                } else if (kR > 0 && inside && leave_wraps) {
+                    // The radius compiled in: the leaving rows' wrap as a branch of its own (H100 4K r=16
+                    // 34.6-35.4 -> 34.3-34.9 us over four alternating pairs, r=4 and 8K unchanged; in the
+                    // runtime-radius kernels it made ptxas spill 28 bytes and r=32 took 61 us).
+                    const std::uint32_t* lw = ring_r0 + lc;  // leaving rows Bk .. : the ring's first rows
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) {
-                    ev[j] = ep[j * kRowStep];  // entering rows never wrap in this block (see below)
-                    lv[j] = j == 0 ? (k == 0 ? 0u : lp[0]) : lw[(j - 1) * kRowStep];
-                }
-                steps(ev, lv);
-            } else if (inside) {
-                // Rows from the ring's start on. ring_rows is a multiple of B and e0 = 2R (mod B), so
-                // entering rows that wrap start B - 2R mod B rows before the ring's end (a compile-
-                // time split where R is); leaving rows wrap after the first. Never both in one block
-                // (the ring holds at least 2R + B + 1 rows).
-                const std::uint32_t* ew = ep - ring_rows * kRowStep;
-                const std::uint32_t* lw = lp - ring_rows * kRowStep;
-                const int jw = leave_wraps ? kBlockRows : kBlockRows - (2 * R) % kBlockRows;
-                const int jl = leave_wraps ? 1 : kBlockRows;
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        ev[j] = ep[j * kRowStep];  // entering rows never wrap in this block (see below)
+                        lv[j] = j == 0 ? (k == 0 ? 0u : lp[0]) : lw[(j - 1) * kRowStep];
+                    }
+                    steps(ev, lv);
+                } else if (inside) {
+                    // Rows from the ring's start on. ring_rows is a multiple of B and e0 = 2R (mod B), so
+                    // entering rows that wrap start B - 2R mod B rows before the ring's end (a compile-
+                    // time split where R is); leaving rows wrap after the first. Never both in one block
+                    // (the ring holds at least 2R + B + 1 rows).
+                    const std::uint32_t* ew = ep - ring_rows * kRowStep;
+                    const std::uint32_t* lw = lp - ring_rows * kRowStep;
+                    const int jw = leave_wraps ? kBlockRows : kBlockRows - (2 * R) % kBlockRows;
+                    const int jl = leave_wraps ? 1 : kBlockRows;
 #pragma unroll
-                for (int j = 0; j < kBlockRows; ++j) {
-                    ev[j] = (j < jw ? ep : ew)[j * kRowStep];
-                    lv[j] = (j < jl ? lp : lw)[j * kRowStep];
-                }
-                if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves
-                steps(ev, lv);
-            } else {
-                for (int j = 0; j < kBlockRows; ++j) {
-                    handover(j);
-                    const int y = yk + kDir * j;
-                    // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
-                    // has no row -1 (its first output subtracts nothing).
-                    const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
-                    step(j, ring_row_folded(y + kDir * R, first, leave0, lo, span)[lc],
-                         k == 0 && j == 0 ? 0u : ring_row_folded(y - kDir * (R + 1), first, leave0, lo, span)[lc]);
-                }
-            }
-        }
-        if constexpr (kRole == 1) {
-            named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
-            continue;  // on to the next block
-        }
-        if constexpr (kRole == 2) {
-            named_sync(bar_full(team), kWsBarThreads);  // this team's column sums are in
-            // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
-            wait_through((k * kBlockRows + R + kBlockRows - 1) / kStageRows);
-        } else {
-        // The previous block's TMA stores have read the output block before anyone rewrites it.
-        if (tma_out && tid == kProducer) bulk_wait_read();
-        __syncthreads();  // column sums of the block are in shared memory
-        // The horizontal pass reads no row below Bk (its centre rows start R rows below), so the
-        // stage that ends with the block's first leaving row is free now, and its refill goes out
-        // half a block earlier than after the block's last barrier (the next block reads rows from
-        // B (k + 1) - 1 on, in the stage after it). H100, when rows were counted from the leaving row
-        // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
-        // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
-        if (tid == kProducer) refill(k * kBlockRows);
-        }
-
-        const int y = yk + kDir * hj;
-        const bool active = has_item && (kUp ? y >= ys : y < ye);
-        // The item's outputs, finished, for the stores below (unless the output block leaves by TMA).
-        std::uint32_t outv[kHRun];
-        if (active) {
-            // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
-            const uint2* row = colsum + hj * kCs + cs_index(hx);
-            [[maybe_unused]] const uint2* enter = row + 2 * R;
-            // Column sum hx + t (hx is a multiple of 16: the skew adds up). Warp-specialised: read
-            // in 16-byte pairs (t rounded down to even), each pair once.
-            auto cs = [&](int t) -> uint2 {
-                if constexpr (kWs) {
-                    const uint4 p = *reinterpret_cast<const uint4*>(row + cs_index(t & ~1));
-                    return (t & 1) ? make_uint2(p.z, p.w) : make_uint2(p.x, p.y);
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        ev[j] = (j < jw ? ep : ew)[j * kRowStep];
+                        lv[j] = (j < jl ? lp : lw)[j * kRowStep];
+                    }
+                    if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves
+                    steps(ev, lv);
                 } else {
-                    return row[t];
-                }
-            };
-            // Column sum hx + 2R + i. The other kernels keep their `enter[i]`: written as cs(2R + i),
-            // the runtime-radius kernels of the 8-pixel class compiled to different SASS.
-            auto cs_enter = [&](int i) -> uint2 {
-                if constexpr (kWs) return cs(2 * R + i);
-                else return enter[i];
-            };
-            // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kHalo.
-            const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kHalo + hx);
-            // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
-            // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
-            auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
-                const std::uint32_t rg = __byte_perm(__umulhi(sr, g.inv_n), __umulhi(sg, g.inv_n), 0x3340u);  // R, G, 0, 0
-                const std::uint32_t ba = __byte_perm(__umulhi(sb, g.inv_n), alpha, 0x3370u);                // B, A, 0, 0
-                return __byte_perm(rg, ba, 0x5410u);
-            };
-            // Outputs q*4 .. q*4 + 3 of the item, finished: into the output block, or kept for the
-            // stores from registers below.
-            auto keep4 = [&](int q, std::uint32_t (&o)[4]) {
-                tl::cuda::dev::finish4(filter, o);
-                if constexpr (kTmaOut) {
-                    if (tma_out) {
-                        // Box px / 32, row t (the box's rows ascend in the image), 16-byte chunk
-                        // (px / 4) mod 8 XOR t (SWIZZLE_128B).
-                        const int px = hx + 4 * q;
-                        const int t = kUp ? kBlockRows - 1 - hj : hj;
-                        *reinterpret_cast<uint4*>(out_tile + (px >> 5) * 1024 + t * 128 + ((((px >> 2) & 7) ^ t) << 4)) =
-                            make_uint4(o[0], o[1], o[2], o[3]);
-                        return;
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        handover(j);
+                        const int y = yk + kDir * j;
+                        // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
+                        // has no row -1 (its first output subtracts nothing).
+                        const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                        step(j, ring_row_folded(y + kDir * R, first, leave0, lo, span)[lc],
+                             k == 0 && j == 0
+                                 ? 0u
+                                 : ring_row_folded(y - kDir * (R + 1), first, leave0, lo, span)[lc]);
                     }
                 }
-#pragma unroll
-                for (int i4 = 0; i4 < 4; ++i4) outv[4 * q + i4] = o[i4];
-            };
-            // The item's kHRun outputs: `step(e, l)` moves the window right by one (column sum e
-            // enters, l leaves), `sums()` gives the three channel sums (rounding bias included).
-            auto outputs = [&](auto&& step, auto&& sums) {
-#pragma unroll
-                for (int q = 0; q < kHRun / 4; ++q) {
-                    const uint4 c4 = centre[q];
-                    const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
-                    std::uint32_t o[4];
-#pragma unroll
-                    for (int i4 = 0; i4 < 4; ++i4) {
-                        const int i = 4 * q + i4;
-                        // Column sum hx + i + 2R enters, hx + i - 1 leaves.
-                        if (i > 0) step(cs_enter(i), cs(i - 1));
-                        const uint3 v = sums();
-                        o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
-                    }
-                    keep4(q, o);
-                }
-            };
-            if (R <= kMaxPackedRadius) {
-                // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
-                // register, (R, B) in one and G in the other. Each lane's result lies in 0..65535
-                // after every step, so the borrows between lanes inside the add cancel exactly.
-                std::uint32_t arb = g.half_n * 0x10001u, ag = g.half_n;  // + (n-1)/2 in each lane
-#pragma unroll
-                for (int t = 0; t <= 2 * R; ++t) {
-                    const uint2 v = cs(t);
-                    arb += v.x;
-                    ag += v.y;
-                }
-                outputs(
-                    [&](uint2 e, uint2 l) {
-                        arb = arb + e.x - l.x;
-                        ag = ag + e.y - l.y;
-                    },
-                    [&] { return make_uint3(arb & 0xffffu, ag, arb >> 16); });
+            }
+            if constexpr (kRole == 1) {
+                named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
+                continue;  // on to the next block
+            }
+            if constexpr (kRole == 2) {
+                named_sync(bar_full(team), kWsBarThreads);  // this team's column sums are in
+                // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
+                wait_through((k * kBlockRows + R + kBlockRows - 1) / kStageRows);
             } else {
-                std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
-                // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
-                // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
-                // lanes together, so a group costs one add per column sum and one unpack.
-                // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
-                // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
-                constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
-                const int taps = 2 * R + 1;
-                int t = 0;
-                for (; t + kGroup <= taps; t += kGroup) {
-                    std::uint32_t prb = 0;
+                // The previous block's TMA stores have read the output block before anyone rewrites it.
+                if (tma_out && tid == kProducer) bulk_wait_read();
+                __syncthreads();  // column sums of the block are in shared memory
+                // The horizontal pass reads no row below Bk (its centre rows start R rows below), so the
+                // stage that ends with the block's first leaving row is free now, and its refill goes out
+                // half a block earlier than after the block's last barrier (the next block reads rows from
+                // B (k + 1) - 1 on, in the stage after it). H100, when rows were counted from the leaving row
+                // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
+                // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
+                if (tid == kProducer) refill(k * kBlockRows);
+            }
+
+            const int y = yk + kDir * hj;
+            const bool active = has_item && (kUp ? y >= ys : y < ye);
+            // The item's outputs, finished, for the stores below (unless the output block leaves by TMA).
+            std::uint32_t outv[kHRun];
+            if (active) {
+                // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
+                const uint2* row = colsum + hj * kCs + cs_index(hx);
+                [[maybe_unused]] const uint2* enter = row + 2 * R;
+                // Column sum hx + t (hx is a multiple of 16: the skew adds up). Warp-specialised: read
+                // in 16-byte pairs (t rounded down to even), each pair once.
+                auto cs = [&](int t) -> uint2 {
+                    if constexpr (kWs) {
+                        const uint4 p = *reinterpret_cast<const uint4*>(row + cs_index(t & ~1));
+                        return (t & 1) ? make_uint2(p.z, p.w) : make_uint2(p.x, p.y);
+                    } else {
+                        return row[t];
+                    }
+                };
+                // Column sum hx + 2R + i. The other kernels keep their `enter[i]`: written as cs(2R + i),
+                // the runtime-radius kernels of the 8-pixel class compiled to different SASS.
+                auto cs_enter = [&](int i) -> uint2 {
+                    if constexpr (kWs)
+                        return cs(2 * R + i);
+                    else
+                        return enter[i];
+                };
+                // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kHalo.
+                const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kHalo + hx);
+                // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
+                // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
+                auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
+                    const std::uint32_t rg =
+                        __byte_perm(__umulhi(sr, g.inv_n), __umulhi(sg, g.inv_n), 0x3340u);  // R, G, 0, 0
+                    const std::uint32_t ba =
+                        __byte_perm(__umulhi(sb, g.inv_n), alpha, 0x3370u);  // B, A, 0, 0
+                    return __byte_perm(rg, ba, 0x5410u);
+                };
+                // Outputs q*4 .. q*4 + 3 of the item, finished: into the output block, or kept for the
+                // stores from registers below.
+                auto keep4 = [&](int q, std::uint32_t(&o)[4]) {
+                    tl::cuda::dev::finish4(filter, o);
+                    if constexpr (kTmaOut) {
+                        if (tma_out) {
+                            // Box px / 32, row t (the box's rows ascend in the image), 16-byte chunk
+                            // (px / 4) mod 8 XOR t (SWIZZLE_128B).
+                            const int px = hx + 4 * q;
+                            const int t = kUp ? kBlockRows - 1 - hj : hj;
+                            *reinterpret_cast<uint4*>(out_tile + (px >> 5) * 1024 + t * 128 +
+                                                      ((((px >> 2) & 7) ^ t) << 4)) =
+                                make_uint4(o[0], o[1], o[2], o[3]);
+                            return;
+                        }
+                    }
 #pragma unroll
-                    for (int u = 0; u < kGroup; ++u) {
-                        const uint2 v = cs(t + u);
+                    for (int i4 = 0; i4 < 4; ++i4) outv[4 * q + i4] = o[i4];
+                };
+                // The item's kHRun outputs: `step(e, l)` moves the window right by one (column sum e
+                // enters, l leaves), `sums()` gives the three channel sums (rounding bias included).
+                auto outputs = [&](auto&& step, auto&& sums) {
+#pragma unroll
+                    for (int q = 0; q < kHRun / 4; ++q) {
+                        const uint4 c4 = centre[q];
+                        const std::uint32_t alpha[4] = {c4.x, c4.y, c4.z, c4.w};
+                        std::uint32_t o[4];
+#pragma unroll
+                        for (int i4 = 0; i4 < 4; ++i4) {
+                            const int i = 4 * q + i4;
+                            // Column sum hx + i + 2R enters, hx + i - 1 leaves.
+                            if (i > 0) step(cs_enter(i), cs(i - 1));
+                            const uint3 v = sums();
+                            o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
+                        }
+                        keep4(q, o);
+                    }
+                };
+                if (R <= kMaxPackedRadius) {
+                    // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
+                    // register, (R, B) in one and G in the other. Each lane's result lies in 0..65535
+                    // after every step, so the borrows between lanes inside the add cancel exactly.
+                    std::uint32_t arb = g.half_n * 0x10001u, ag = g.half_n;  // + (n-1)/2 in each lane
+#pragma unroll
+                    for (int t = 0; t <= 2 * R; ++t) {
+                        const uint2 v = cs(t);
+                        arb += v.x;
+                        ag += v.y;
+                    }
+                    outputs(
+                        [&](uint2 e, uint2 l) {
+                            arb = arb + e.x - l.x;
+                            ag = ag + e.y - l.y;
+                        },
+                        [&] { return make_uint3(arb & 0xffffu, ag, arb >> 16); });
+                } else {
+                    std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
+                    // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
+                    // (R, B) column sums (at most (2 kHalo + 1) x 255 per lane each) still fit the 16-bit
+                    // lanes together, so a group costs one add per column sum and one unpack.
+                    // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
+                    // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
+                    constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
+                    const int taps = 2 * R + 1;
+                    int t = 0;
+                    for (; t + kGroup <= taps; t += kGroup) {
+                        std::uint32_t prb = 0;
+#pragma unroll
+                        for (int u = 0; u < kGroup; ++u) {
+                            const uint2 v = cs(t + u);
+                            prb += v.x;
+                            ag += v.y;
+                        }
+                        ar += prb & 0xffffu;
+                        ab += prb >> 16;
+                    }
+                    std::uint32_t prb = 0;
+                    for (; t < taps; ++t) {
+                        const uint2 v = cs(t);
                         prb += v.x;
                         ag += v.y;
                     }
                     ar += prb & 0xffffu;
                     ab += prb >> 16;
+                    outputs(
+                        [&](uint2 e, uint2 l) {
+                            // The (R, B) difference is taken with 0x8000 added to each lane, so neither
+                            // lane borrows from the other, and the bias is taken off again per channel.
+                            const std::uint32_t d = e.x + 0x80008000u - l.x;
+                            ar += (d & 0xffffu) - 0x8000u;
+                            ab += (d >> 16) - 0x8000u;
+                            ag += e.y - l.y;
+                        },
+                        [&] { return make_uint3(ar, ag, ab); });
                 }
-                std::uint32_t prb = 0;
-                for (; t < taps; ++t) {
-                    const uint2 v = cs(t);
-                    prb += v.x;
-                    ag += v.y;
-                }
-                ar += prb & 0xffffu;
-                ab += prb >> 16;
-                outputs(
-                    [&](uint2 e, uint2 l) {
-                        // The (R, B) difference is taken with 0x8000 added to each lane, so neither
-                        // lane borrows from the other, and the bias is taken off again per channel.
-                        const std::uint32_t d = e.x + 0x80008000u - l.x;
-                        ar += (d & 0xffffu) - 0x8000u;
-                        ab += (d >> 16) - 0x8000u;
-                        ag += e.y - l.y;
-                    },
-                    [&] { return make_uint3(ar, ag, ab); });
             }
-        }
-        if (!tma_out) {
-            // Stores from registers. A warp's items are 16 or 8 rows x 2 or 4 runs of kHRun outputs;
-            // one 16-byte store per lane would write each 32-byte sector of a row in two halves by
-            // two instructions (ncu: twice the ideal L2 write sectors). So lanes pair up (lane ^ 1:
-            // the next row, the same run) and trade chunks, each pair writing whole sectors: per two
-            // chunks k, k + 1 of a run, first the even lane's row, then the odd lane's.
-            auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
-            const int x = x0 + hx;
-            const bool whole = active && g.vec_store && x + kHRun <= g.width;
-            const bool odd = (tid & 1) != 0;
-            // Every lane of the warp takes part in the shuffles (not behind `whole &&`).
-            const bool partner_whole = __shfl_xor_sync(0xffffffffu, int(whole), 1) != 0;
-            const bool paired = whole && partner_whole;
-            auto* prow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, odd ? y - kDir : y + kDir);
+            if (!tma_out) {
+                // Stores from registers. A warp's items are 16 or 8 rows x 2 or 4 runs of kHRun outputs;
+                // one 16-byte store per lane would write each 32-byte sector of a row in two halves by
+                // two instructions (ncu: twice the ideal L2 write sectors). So lanes pair up (lane ^ 1:
+                // the next row, the same run) and trade chunks, each pair writing whole sectors: per two
+                // chunks k, k + 1 of a run, first the even lane's row, then the odd lane's.
+                auto* drow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch, y);
+                const int x = x0 + hx;
+                const bool whole = active && g.vec_store && x + kHRun <= g.width;
+                const bool odd = (tid & 1) != 0;
+                // Every lane of the warp takes part in the shuffles (not behind `whole &&`).
+                const bool partner_whole = __shfl_xor_sync(0xffffffffu, int(whole), 1) != 0;
+                const bool paired = whole && partner_whole;
+                auto* prow = tl::cuda::dev::row_ptr<tl::cuda::dev::PixelRGBA8>(g.dst, g.dst_pitch,
+                                                                               odd ? y - kDir : y + kDir);
 #pragma unroll
-            for (int k = 0; k < kHRun / 4; k += 2) {
-                const uint4 c0 = make_uint4(outv[4 * k], outv[4 * k + 1], outv[4 * k + 2], outv[4 * k + 3]);
-                const uint4 c1 = make_uint4(outv[4 * k + 4], outv[4 * k + 5], outv[4 * k + 6], outv[4 * k + 7]);
-                // Even lanes send chunk k + 1 and receive the odd lane's chunk k.
-                const uint4 send = odd ? c0 : c1;
-                const uint4 recv = make_uint4(__shfl_xor_sync(0xffffffffu, send.x, 1), __shfl_xor_sync(0xffffffffu, send.y, 1),
-                                              __shfl_xor_sync(0xffffffffu, send.z, 1), __shfl_xor_sync(0xffffffffu, send.w, 1));
-                if (paired) {
-                    const int xo = x + 4 * k + (odd ? 4 : 0);
-                    // Streaming stores (st.global.cs, evict-first: the output is not read again)
-                    // where the radius is compiled in. H100, A/B in one run (four pairs): 4K r=16
-                    // 34.5-34.6 -> 34.2-34.4 us, r=4 31.2-31.6 -> 30.7-30.9 (its kernel holds this
-                    // path for destinations TMA cannot store to), 8K r=16 117.8 -> 116.1, r=4
-                    // 103.8 -> 101.3. The runtime-radius kernels keep plain stores: with __stcs
-                    // ptxas gave them 80 registers and 20 bytes of spill (r=32 51 -> 54.5 us), and
-                    // any other form of these two lines changed their SASS and cost r=32 2.5 us.
-                    if constexpr (kR > 0) {
-                        __stcs(reinterpret_cast<uint4*>((odd ? prow : drow) + xo), odd ? recv : c0);  // the even lane's row
-                        __stcs(reinterpret_cast<uint4*>((odd ? drow : prow) + xo), odd ? c1 : recv);  // the odd lane's row
-                    } else {
-                        *reinterpret_cast<uint4*>((odd ? prow : drow) + xo) = odd ? recv : c0;  // the even lane's row
-                        *reinterpret_cast<uint4*>((odd ? drow : prow) + xo) = odd ? c1 : recv;  // the odd lane's row
-                    }
-                } else if (active) {
-#pragma unroll
-                    for (int h = 0; h < 2; ++h) {
-                        const uint4 c = h ? c1 : c0;
-                        const int xc = x + 4 * (k + h);
-                        if (g.vec_store && xc + 3 < g.width) {
-                            *reinterpret_cast<uint4*>(drow + xc) = c;
+                for (int k = 0; k < kHRun / 4; k += 2) {
+                    const uint4 c0 =
+                        make_uint4(outv[4 * k], outv[4 * k + 1], outv[4 * k + 2], outv[4 * k + 3]);
+                    const uint4 c1 =
+                        make_uint4(outv[4 * k + 4], outv[4 * k + 5], outv[4 * k + 6], outv[4 * k + 7]);
+                    // Even lanes send chunk k + 1 and receive the odd lane's chunk k.
+                    const uint4 send = odd ? c0 : c1;
+                    const uint4 recv = make_uint4(
+                        __shfl_xor_sync(0xffffffffu, send.x, 1), __shfl_xor_sync(0xffffffffu, send.y, 1),
+                        __shfl_xor_sync(0xffffffffu, send.z, 1), __shfl_xor_sync(0xffffffffu, send.w, 1));
+                    if (paired) {
+                        const int xo = x + 4 * k + (odd ? 4 : 0);
+                        // Streaming stores (st.global.cs, evict-first: the output is not read again)
+                        // where the radius is compiled in. H100, A/B in one run (four pairs): 4K r=16
+                        // 34.5-34.6 -> 34.2-34.4 us, r=4 31.2-31.6 -> 30.7-30.9 (its kernel holds this
+                        // path for destinations TMA cannot store to), 8K r=16 117.8 -> 116.1, r=4
+                        // 103.8 -> 101.3. The runtime-radius kernels keep plain stores: with __stcs
+                        // ptxas gave them 80 registers and 20 bytes of spill (r=32 51 -> 54.5 us), and
+                        // any other form of these two lines changed their SASS and cost r=32 2.5 us.
+                        if constexpr (kR > 0) {
+                            __stcs(reinterpret_cast<uint4*>((odd ? prow : drow) + xo),
+                                   odd ? recv : c0);  // the even lane's row
+                            __stcs(reinterpret_cast<uint4*>((odd ? drow : prow) + xo),
+                                   odd ? c1 : recv);  // the odd lane's row
                         } else {
-                            const std::uint32_t v[4] = {c.x, c.y, c.z, c.w};
+                            *reinterpret_cast<uint4*>((odd ? prow : drow) + xo) =
+                                odd ? recv : c0;  // the even lane's row
+                            *reinterpret_cast<uint4*>((odd ? drow : prow) + xo) =
+                                odd ? c1 : recv;  // the odd lane's row
+                        }
+                    } else if (active) {
 #pragma unroll
-                            for (int i4 = 0; i4 < 4; ++i4)
-                                if (xc + i4 < g.width) drow[xc + i4] = v[i4];
+                        for (int h = 0; h < 2; ++h) {
+                            const uint4 c = h ? c1 : c0;
+                            const int xc = x + 4 * (k + h);
+                            if (g.vec_store && xc + 3 < g.width) {
+                                *reinterpret_cast<uint4*>(drow + xc) = c;
+                            } else {
+                                const std::uint32_t v[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+                                for (int i4 = 0; i4 < 4; ++i4)
+                                    if (xc + i4 < g.width) drow[xc + i4] = v[i4];
+                            }
                         }
                     }
                 }
             }
-        }
-        if constexpr (kRole == 2) {
-            // The team's column sums and centre rows are free again (for a next block only: every
-            // arrival has its wait).
-            if (k + 1 < blocks) named_arrive(bar_free(team), kWsBarThreads);
-            continue;
-        }
-        // This thread's writes of the output block, before the TMA store (async proxy) reads them.
-        if (tma_out) fence_proxy_async_smem();
-        __syncthreads();  // column sums and the block's ring rows are free again
-        if (tid == kProducer) {
-            if constexpr (kTmaOut) {
-                if (tma_out) {  // rows past the image are not written (the segment ends on a block)
-#pragma unroll
-                    for (int b = 0; b < kStripW / 32; ++b)
-                        tma_store_2d(&dst_map, x0 + 32 * b, kUp ? yk - (kBlockRows - 1) : yk, out_tile + b * 1024);
-                    bulk_commit();
-                }
+            if constexpr (kRole == 2) {
+                // The team's column sums and centre rows are free again (for a next block only: every
+                // arrival has its wait).
+                if (k + 1 < blocks) named_arrive(bar_free(team), kWsBarThreads);
+                continue;
             }
-            refill((k + 1) * kBlockRows - 1);  // the next block reads loaded rows from B (k + 1) - 1 on
+            // This thread's writes of the output block, before the TMA store (async proxy) reads them.
+            if (tma_out) fence_proxy_async_smem();
+            __syncthreads();  // column sums and the block's ring rows are free again
+            if (tid == kProducer) {
+                if constexpr (kTmaOut) {
+                    if (tma_out) {  // rows past the image are not written (the segment ends on a block)
+#pragma unroll
+                        for (int b = 0; b < kStripW / 32; ++b)
+                            tma_store_2d(&dst_map, x0 + 32 * b, kUp ? yk - (kBlockRows - 1) : yk,
+                                         out_tile + b * 1024);
+                        bulk_commit();
+                    }
+                }
+                refill((k + 1) * kBlockRows - 1);  // the next block reads loaded rows from B (k + 1) - 1 on
+            }
         }
-    }
     };
     if constexpr (kWs) {
-        if (tid < kWsColumnThreads) run_blocks(std::integral_constant<int, 1>{});
-        else run_blocks(std::integral_constant<int, 2>{});
+        if (tid < kWsColumnThreads)
+            run_blocks(std::integral_constant<int, 1>{});
+        else
+            run_blocks(std::integral_constant<int, 2>{});
     } else {
         run_blocks(std::integral_constant<int, 0>{});
     }
@@ -791,7 +811,8 @@ __global__ void __launch_bounds__(kMaxThreads)
 // (288, 3) it went to 72 and spilled 8 bytes.
 template <class Filter, int kHalo, int kR>
 __global__ void __launch_bounds__(kWsThreads)
-    stencil_tma_kernel_box_stream_ws(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
+    stencil_tma_kernel_box_stream_ws(const __grid_constant__ CUtensorMap src_map,
+                                     const __grid_constant__ CUtensorMap dst_map,
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
@@ -862,11 +883,15 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
-            else if constexpr (kWs) return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
+            else if constexpr (kWs)
+                return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
         }();
-        constexpr std::size_t colsum_bytes = std::size_t(kBlockRows) * std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
-        auto smem_for = [&](int k) { return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign; };
+        constexpr std::size_t colsum_bytes =
+            std::size_t(kBlockRows) * std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
+        auto smem_for = [&](int k) {
+            return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign;
+        };
         int K = even(window - 1 + a.policy.stages);
         while (K > even(window) && smem_for(K) > limit) K -= 2;
         if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
@@ -880,9 +905,11 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         d.box_dim[0] = std::uint32_t(Shape<kHalo>::kBoxW);
         d.box_dim[1] = std::uint32_t(kStageRows);
         d.element_bytes = 4;
-        if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma box stream: " + why);
+        if (std::string why = validate_tma_box(d); !why.empty())
+            return Result::fail("tma box stream: " + why);
         CUtensorMap map{};
-        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r) return r;
+        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r)
+            return r;
 
         const int threads = kWs ? kWsThreads : (kStripW + 2 * R + 31) / 32 * 32;
         const int smem = static_cast<int>(smem_for(K));
@@ -944,14 +971,22 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     case 5: return launch_shape<8, 5>(a, dev, g);
     case 6: return launch_shape<8, 6>(a, dev, g);
     case 7: return launch_shape<8, 7>(a, dev, g);
-    case 8: return launch_shape<8, 8>(a, dev, g);
-    case 9: return launch_shape<16, 9>(a, dev, g);
-    case 10: return launch_shape<16, 10>(a, dev, g);
-    case 11: return launch_shape<16, 11>(a, dev, g);
-    case 12: return launch_shape<16, 12>(a, dev, g);
-    case 13: return launch_shape<16, 13>(a, dev, g);
-    case 14: return launch_shape<16, 14>(a, dev, g);
-    case 15: return launch_shape<16, 15>(a, dev, g);
+    case 8:
+        return launch_shape<8, 8>(a, dev, g);
+    case 9:
+        return launch_shape<16, 9>(a, dev, g);
+    case 10:
+        return launch_shape<16, 10>(a, dev, g);
+    case 11:
+        return launch_shape<16, 11>(a, dev, g);
+    case 12:
+        return launch_shape<16, 12>(a, dev, g);
+    case 13:
+        return launch_shape<16, 13>(a, dev, g);
+    case 14:
+        return launch_shape<16, 14>(a, dev, g);
+    case 15:
+        return launch_shape<16, 15>(a, dev, g);
     case 16: return launch_shape<16, 16>(a, dev, g);
     default: break;
     }

@@ -518,15 +518,16 @@ __device__ __forceinline__ bool put_item_row4(const TileGeom& g, std::uint32_t* 
 // each); the outputs' words fill in one byte per channel. The all-channel float window
 // (compute_tile_fixed below) held 3 rows x 6 pixels x 3 channels as floats.
 template <class Filter, int kR>
-__device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile, const TileGeom& g,
-                                                         int x0, int y0, int tid, int nthreads, std::uint32_t* staging) {
+__device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const std::uint32_t* tile,
+                                                         const TileGeom& g, int x0, int y0, int tid,
+                                                         int nthreads, std::uint32_t* staging) {
     constexpr int kHl = kHaloLeft<tl::cuda::dev::PixelRGBA8, kR>;  // 4: the outputs' 16-byte chunk
     static_assert(kHl % 2 == 0, "8-byte loads of the two pixels either side (5x5)");
     for_each_item4(tile, g, x0, y0, tid, nthreads, staging != nullptr, [&](int lx, int ly0, const std::uint32_t* col) {
         const int rows = min(kRowsPerItem, g.tile_h - ly0);  // output rows of this item in the tile
         std::uint32_t out[kRowsPerItem][4];
         // Box row i of the item: pixels x - kR .. x + 3 + kR.
-        auto row = [&](int i, std::uint32_t (&px)[4 + 2 * kR]) {
+        auto row = [&](int i, std::uint32_t(&px)[4 + 2 * kR]) {
             const std::uint32_t* src = col + i * g.box_stride;
             if constexpr (kR == 1) {
                 const uint4 q = *reinterpret_cast<const uint4*>(src + kHl);
@@ -542,11 +543,12 @@ __device__ __forceinline__ void compute_tile_user_planar(const Filter& f, const 
                 const std::uint32_t a = smem_u32(src + kHl - 2);
                 asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[0]), "=r"(px[1]) : "r"(a));
                 asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                             : "=r"(px[2]), "=r"(px[3]), "=r"(px[4]), "=r"(px[5]) : "r"(a + 8));
+                             : "=r"(px[2]), "=r"(px[3]), "=r"(px[4]), "=r"(px[5])
+                             : "r"(a + 8));
                 asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(px[6]), "=r"(px[7]) : "r"(a + 24));
             }
         };
-        auto centre = [&](int step, std::uint32_t (&c)[4]) {
+        auto centre = [&](int step, std::uint32_t(&c)[4]) {
             const uint4 q = *reinterpret_cast<const uint4*>(col + (step + kR) * g.box_stride + kHl);
             c[0] = q.x;
             c[1] = q.y;
@@ -815,7 +817,8 @@ __device__ __forceinline__ void compute_any(const Filter& f, const typename Pixe
             compute_tile_user_planar<Filter, 1>(f, tile, g, x0, y0, tid, nthreads, staging);
         else
             compute_tile<Filter, Pixel>(f, tile, g, x0, y0, tid, nthreads, staging);
-    } else if constexpr (std::is_same_v<tl::cuda::dev::base_filter_t<Filter>, tl::cuda::dev::UserKernel5Filter> &&
+    } else if constexpr (std::is_same_v<tl::cuda::dev::base_filter_t<Filter>,
+                                        tl::cuda::dev::UserKernel5Filter> &&
                          std::is_same_v<Pixel, tl::cuda::dev::PixelRGBA8>) {
         // The user 5x5 kernel's float form on every TMA tile mechanism (kUserPlanar or not): its
         // generic window, 25 taps of four channels converted per tap, took 141-187 us at 4K.

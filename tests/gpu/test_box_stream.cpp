@@ -64,8 +64,8 @@ struct DevImage {
 // Runs the stream kernel on a random w x h image; checks every pixel within 1 LSB of the reference
 // (the kernel's integer mean is exact, so in practice 0) and the row padding untouched.
 void check(int w, int h, int r, Border b, int stages = Policy{}.stages) {
-    const std::string ctx = "box r=" + std::to_string(r) + " " + std::string(to_string(b)) + " " + std::to_string(w) +
-                            "x" + std::to_string(h) + " stages " + std::to_string(stages);
+    const std::string ctx = "box r=" + std::to_string(r) + " " + std::string(to_string(b)) + " " +
+                            std::to_string(w) + "x" + std::to_string(h) + " stages " + std::to_string(stages);
     const Image src = random_image(w, h, std::uint32_t(w * 7919 + h * 31 + r));
     Image want(w, h, PixelFormat::RGBA8);
     reference_filter(box(r), b, src.view(), want.view());

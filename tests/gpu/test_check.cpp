@@ -118,9 +118,13 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
         p.user_bias = bias;
         cfg.cases.push_back({label, p});
     };
-    add5("user 5x5 tiny weights", [](int i) { return float(1 + i % 3) * 1e-4f; }, 100.0f, 0.0f);
-    add5("user 5x5 large weights", [](int i) { return float((i * 7) % 11 - 5) * 20.3f; }, 1.0f / 4000.0f, 0.5f);
-    add5("user 5x5 zero scale", [](int i) { return float(i % 4) * 0.1f; }, 0.0f, 0.3f);
+    add5(
+        "user 5x5 tiny weights", [](int i) { return float(1 + i % 3) * 1e-4f; }, 100.0f, 0.0f);
+    add5(
+        "user 5x5 large weights", [](int i) { return float((i * 7) % 11 - 5) * 20.3f; }, 1.0f / 4000.0f,
+        0.5f);
+    add5(
+        "user 5x5 zero scale", [](int i) { return float(i % 4) * 0.1f; }, 0.0f, 0.3f);
     run_matrix(cfg);
 }
 

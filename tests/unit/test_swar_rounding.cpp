@@ -175,7 +175,9 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
         ASSERT_TRUE(f.usable);
         long away_from_half = 0;
         // Float error of the sum: well under 1e-6 of the terms' magnitudes.
-        auto one = [&](const std::uint32_t (&p)[9]) { away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p); };
+        auto one = [&](const std::uint32_t(&p)[9]) {
+            away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p);
+        };
         for (int n = 0; n < 200000; ++n) {
             std::uint32_t p[9];
             for (auto& b : p) b = std::uint32_t(byte(rng));
@@ -224,7 +226,8 @@ TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
             std::uint32_t p[25];
             for (auto& b : p) b = std::uint32_t(byte(rng));
             if (n < 5)
-                for (auto& b : p) b = std::uint32_t(n == 0 ? 0 : n == 1 ? 255 : n == 2 ? 1 : n == 3 ? 128 : 254);
+                for (auto& b : p)
+                    b = std::uint32_t(n == 0 ? 0 : n == 1 ? 255 : n == 2 ? 1 : n == 3 ? 128 : 254);
             away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p);
         }
         EXPECT_GT(away_from_half, kWindows / 2);
