@@ -32,6 +32,11 @@ constexpr int kThreads = 128;
 // Laplacian 28.8 / 27.6 / 29.5, sharpen a=0.3 30.6 / 28.9 / 29.8, emboss 29.1 / 28.4 / 27.9,
 // box r=1 30.2 / 28.6 / 28.4. Three rows: 8 blocks of 128 threads per SM for every filter but the
 // user kernel's integer form (72 registers), and 5 rows read per 3 written.
+// On an H200 (copy kernel 20.1 us) the same kernels take about as long as on the H100 and are
+// issue-bound (Sobel: issue slots busy 76 %, 59 instructions per output in the compute part):
+// Sobel 29.7 us (1.48x), Laplacian 21.2 (1.05x). Tried there and dropped (README, "On an H200"):
+// an L2 prefetch of the next item's rows, fewer blocks per SM for a fuller last round, and one
+// address for the 5 rows of an item inside the image (H200 Sobel -6 %, but H100 8K Sobel +17 %).
 constexpr int kRows = 3;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels

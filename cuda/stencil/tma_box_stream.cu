@@ -130,6 +130,11 @@
 // multiple of the block had one stage less in flight; r=2..7 35.3-35.9 -> 30.9-31.9). Tried and
 // dropped: segments launched in order 0, 1, ... (r=9-16 +0.4-0.9 us) or in reverse (+1.5-2),
 // and a deeper prefetch from the same ring (see the refill at the block's start).
+// Session 14 (H100, A/B against session 13's binary, whose r=9-16 took 33.0-34.0 us): segments cut
+// in rows rather than whole blocks for radius > 8 (every CTA 10 blocks and a partial one): r=9-16
+// 35.7-36.8 us; 8-row stages for the 16- and 24/32-pixel classes: r=16 41.2-41.7 (36.5-37.1 with
+// 3 stages). Both dropped (README, session 14). On an H200 this kernel is issue-bound: r=16 31.6
+// us against a 20.0 us copy (1.58x), r=4 1.36x.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
 
