@@ -1124,4 +1124,16 @@ decltype(auto) with_epilogue(const Filter& f, const pixel::OpsBlock* ops, Fn&& f
     return fn(f);
 }
 
+// Host: the forms a tile mechanism (tma, tma_ws, cluster, ldgsts) launches a filter in, one inside
+// the other: the radius-1 twin of a Box or user kernel (with_fixed_radius: the register-window
+// path), the 5x5 user kernel's float form over raw bytes on RGBA8 (with_user5_planar), and the op
+// chain fused in (with_epilogue).
+template <class Pixel, class Filter, class Fn>
+decltype(auto) with_tile_forms(const Filter& f, const pixel::OpsBlock* ops, Fn&& fn) {
+    return with_fixed_radius(f, [&](auto fixed) {
+        return with_user5_planar<Pixel>(fixed,
+                                        [&](auto planar) { return with_epilogue<Pixel>(planar, ops, fn); });
+    });
+}
+
 } // namespace tl::cuda::dev

@@ -105,49 +105,44 @@ Result launch_ldgsts(const LaunchArgs& a) {
         using Pixel = decltype(pixel);
         using Storage = typename Pixel::Storage;
         constexpr int PPC = 16 / sizeof(Storage);
-        // Box and user kernels of radius 1 run as their compile-time-radius twins (the 3x3
-        // register walk) instead of the separable strip / per-tap window.
+        // The tile forms (with_tile_forms): Box and user kernels of radius 1 as their
+        // compile-time-radius twins (the 3x3 register walk) instead of the separable strip /
+        // per-tap window, a 5x5 user kernel on RGBA8 in its float form over raw bytes, a fused op chain.
         return dev::with_filter(a.params, [&](auto filter0) -> Result {
-            return dev::with_fixed_radius(filter0, [&](auto filter_r) -> Result {
-                // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
-                return dev::with_user5_planar<Pixel>(filter_r, [&](auto filter1) -> Result {
-                    return dev::with_epilogue<Pixel>(filter1, a.ops, [&](const auto& filter) -> Result {
-                        using Filter = std::decay_t<decltype(filter)>;
-                        const auto& prop = current_device_props();
-                        const int r = functor_radius(filter);
-                        std::size_t smem = 0;
-                        TileShape s = plan_tile(
-                            r, sizeof(Storage), Separable<base_filter_t<Filter>>::value, a.policy.stages,
-                            prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), PPC, &smem);
-                        if (s.tw == 0)
-                            return Result::fail("ldgsts: " + std::to_string(a.policy.stages) +
-                                                " stages of the tile for this radius do not fit in shared "
-                                                "memory; use fewer stages");
-                        s.ox = (PPC - r % PPC) % PPC;
-                        const TileGrid g{
-                            (a.src.width + s.tw - 1) / s.tw,
-                            ((a.src.width + s.tw - 1) / s.tw) * ((a.src.height + s.th - 1) / s.th)};
-                        auto kernel = stencil_ldgsts_kernel<Filter, Pixel>;
-                        // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the
-                        // opt-in.
-                        if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
-                            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(smem));
-                        const dim3 block = policy_block(a);
-                        int per_sm = 0;
-                        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                &per_sm, kernel, int(block.x * block.y), smem) != cudaSuccess ||
-                            per_sm < 1) {
-                            (void)cudaGetLastError();
-                            per_sm = 1;
-                        }
-                        const int grid = std::min(g.tiles_total, prop.multiProcessorCount * per_sm);
-                        kernel<<<grid, block, smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data,
-                                                                a.src.pitch, a.dst.data, a.dst.pitch,
-                                                                a.src.width, a.src.height, a.border);
-                        return launch_error("stencil_ldgsts_kernel");
-                    });
-                });
+            return dev::with_tile_forms<Pixel>(filter0, a.ops, [&](const auto& filter) -> Result {
+                using Filter = std::decay_t<decltype(filter)>;
+                const auto& prop = current_device_props();
+                const int r = functor_radius(filter);
+                std::size_t smem = 0;
+                TileShape s =
+                    plan_tile(r, sizeof(Storage), Separable<base_filter_t<Filter>>::value, a.policy.stages,
+                              prop.sharedMemPerBlockOptin - epilogue_smem_bytes(a.ops), PPC, &smem);
+                if (s.tw == 0)
+                    return Result::fail("ldgsts: " + std::to_string(a.policy.stages) +
+                                        " stages of the tile for this radius do not fit in shared "
+                                        "memory; use fewer stages");
+                s.ox = (PPC - r % PPC) % PPC;
+                const TileGrid g{(a.src.width + s.tw - 1) / s.tw,
+                                 ((a.src.width + s.tw - 1) / s.tw) * ((a.src.height + s.th - 1) / s.th)};
+                auto kernel = stencil_ldgsts_kernel<Filter, Pixel>;
+                // Above 48 KB in all (the fused kernels' static LUT tables count too) needs the
+                // opt-in.
+                if (smem + epilogue_smem_bytes(a.ops) + 1024 > 48 * 1024)
+                    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem));
+                const dim3 block = policy_block(a);
+                int per_sm = 0;
+                if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block.x * block.y),
+                                                                  smem) != cudaSuccess ||
+                    per_sm < 1) {
+                    (void)cudaGetLastError();
+                    per_sm = 1;
+                }
+                const int grid = std::min(g.tiles_total, prop.multiProcessorCount * per_sm);
+                kernel<<<grid, block, smem, a.stream>>>(filter, s, g, a.policy.stages, a.src.data,
+                                                        a.src.pitch, a.dst.data, a.dst.pitch, a.src.width,
+                                                        a.src.height, a.border);
+                return launch_error("stencil_ldgsts_kernel");
             });
         });
     });

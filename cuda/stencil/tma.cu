@@ -232,16 +232,12 @@ Result launch_tma(const LaunchArgs& a) {
     if (std::optional<Result> r = launch_tma_gauss_stream(a, dev)) return *r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);
-        // Box and user kernels of radius 1 run as their compile-time-radius twins (register
-        // window path) instead of the separable strip / per-tap window.
+        // The tile forms (with_tile_forms): Box and user kernels of radius 1 as their compile-time-
+        // radius twins (register window path), a 5x5 user kernel on RGBA8 in its float form over raw
+        // bytes, a fused op chain.
         return dev::with_filter(a.params, [&](auto filter) {
-            return dev::with_fixed_radius(filter, [&](auto f0) {
-                // A 5x5 user kernel on RGBA8: its float form over raw bytes (UserKernel5Filter).
-                return dev::with_user5_planar<Pixel>(f0, [&](auto f) {
-                    return dev::with_epilogue<Pixel>(f, a.ops, [&](const auto& fe) {
-                        return run_tma<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
-                    });
-                });
+            return dev::with_tile_forms<Pixel>(filter, a.ops, [&](const auto& fe) {
+                return run_tma<std::decay_t<decltype(fe)>, Pixel>(a, fe, dev);
             });
         });
     });
