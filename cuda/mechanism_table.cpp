@@ -45,7 +45,9 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "kernels sum in float one channel at a time, each byte taken as the float with those bits "
      "(the denormal p x 2^-149, one PRMT and no conversion) against weights scaled by a power of "
      "two (64 registers; all channels at once needed 95). Wider filters "
-     "and RGBA32F are not offered: the window holds 3 rows of 6 packed pixels.",
+     "and RGBA32F are not offered: the window holds 3 rows of 6 packed pixels. Where memory is "
+     "fast for the SMs this is issue-bound: on an H200 (4K copy 20.1 us) Sobel takes 29.7 us, "
+     "as on an H100 (30.4, copy 25.4), with 76% of the issue slots busy (ncu).",
      {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "
