@@ -238,21 +238,40 @@ struct SobelFilter {
     }
     // RGBA8 integer form (see namespace swar): per column v = top + 2 mid + bottom and
     // d = bottom - top, shared by the 3 outputs that read the column; gx = v(+1) - v(-1),
-    // gy = d(-1) + 2 d(0) + d(+1), exact integers. The magnitude per channel in float from those
-    // integers (sqrt.approx as mag(); |g|^2 clamped to 255^2 first), rounded to the byte by adding
-    // 2^23 (round to nearest: sqrt of an integer is never exactly k + 1/2). The .ftz form: |g|^2 is
-    // an integer, never a denormal, and without .ftz ptxas wraps each MUFU.SQRT in a denormal test
-    // and two predicated multiplies (SASS of the registers kernel: an FSETP and two FMULs per
-    // channel, 9 of about 55 instructions per pixel).
-    __device__ __forceinline__ static std::uint32_t mag_bits(float x, float y) {
-        float r;
-        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fminf(x * x + y * y, 65025.0f)));
-        return __float_as_uint(__fadd_rn(r, 8388608.0f));
+    // gy = d(-1) + 2 d(0) + d(+1), exact integers in 16-bit lanes biased by 1024. The magnitude in
+    // half precision, two channels per instruction (swar_math::sobel_half_root, whose host twin the
+    // unit tests run over every (gx, gy) pair): each gradient register read as an fp16 pair and
+    // turned into (g_lo, g_hi) * 2^-9 by one HFMA2, |g|^2 * 2^-18 by an HMUL2 and an HFMA2,
+    // clamped to 255^2 with an HMNMX2, then per channel widened to f32 for sqrt.approx.ftz (|g|^2
+    // is never a denormal there) and rounded to the byte by one FFMA on 2^23. The f32 form before
+    // it (per channel two lane-to-float conversions, FMUL, FFMA, FMNMX, MUFU, FADD) took 9
+    // instructions per channel; it was exact but for sqrt.approx, this one is 1 LSB off the exact
+    // rounding for 0.07 % of the gradient pairs (within the check's tolerance).
+    __device__ __forceinline__ static std::uint32_t grad_half2(std::uint32_t lanes) {
+        std::uint32_t r;  // lanes' bits as halves are (1024 + g) 2^-24; times 2^15, minus 2
+        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(lanes), "r"(0x78007800u), "r"(0xC000C000u));
+        return r;
+    }
+    __device__ __forceinline__ static std::uint32_t mag2_half2(std::uint32_t gx, std::uint32_t gy) {
+        std::uint32_t xx, m;
+        asm("mul.rn.f16x2 %0, %1, %1;" : "=r"(xx) : "r"(gx));
+        asm("fma.rn.f16x2 %0, %1, %1, %2;" : "=r"(m) : "r"(gy), "r"(xx));
+        asm("min.f16x2 %0, %1, %2;" : "=r"(m) : "r"(m), "r"(0x33F033F0u));  // 65024 2^-18: sqrt rounds to 255
+        return m;
+    }
+    template <int L>
+    __device__ __forceinline__ static std::uint32_t root_bits(std::uint32_t m2) {
+        float f, r;
+        if constexpr (L == 0)
+            asm("{ .reg .f16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, l; }" : "=f"(f) : "r"(m2));
+        else
+            asm("{ .reg .f16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(m2));
+        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(f));
+        return __float_as_uint(__fmaf_rn(r, 512.0f, 8388608.0f));
     }
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
         constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
-        constexpr float fb = float(swar_math::kBias1024);
         std::uint32_t v[6][2], d[6][2];
 #pragma unroll
         for (int k = 0; k < 6; ++k) {
@@ -262,16 +281,14 @@ struct SobelFilter {
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            std::uint32_t gx[2], gy[2];
+            std::uint32_t m2[2];
 #pragma unroll
             for (int w = 0; w < 2; ++w) {
-                gx[w] = v[i + 2][w] - v[i][w] + bias;
-                gy[w] = d[i][w] + d[i + 2][w] + 2u * d[i + 1][w] + bias;
+                const std::uint32_t gx = v[i + 2][w] - v[i][w] + bias;
+                const std::uint32_t gy = d[i][w] + d[i + 2][w] + 2u * d[i + 1][w] + bias;
+                m2[w] = mag2_half2(grad_half2(gx), grad_half2(gy));
             }
-            const std::uint32_t r = mag_bits(swar::lane_float<0>(gx[0], fb), swar::lane_float<0>(gy[0], fb));
-            const std::uint32_t bl = mag_bits(swar::lane_float<1>(gx[0], fb), swar::lane_float<1>(gy[0], fb));
-            const std::uint32_t g = mag_bits(swar::lane_float<0>(gx[1], fb), swar::lane_float<0>(gy[1], fb));
-            out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
+            out[i] = pixel::pack_unorm8(root_bits<0>(m2[0]), root_bits<0>(m2[1]), root_bits<1>(m2[0]), c[i]);
         }
     }
 };

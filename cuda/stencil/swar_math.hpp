@@ -144,3 +144,51 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
 }
 
 } // namespace tl::cuda::swar_math
+
+namespace tl::cuda::swar_math {
+
+// Sobel's magnitude on RGBA8 in half precision, two channels per instruction (SobelFilter::swar4).
+// The integer form leaves each gradient as a 16-bit lane L = 1024 + g, g in [-1020, 1020]. Read
+// as the bits of an fp16, L < 2048 is exactly L * 2^-24 (subnormals and the first normal binade
+// share that unit), so one HFMA2 per register, L * 2^15 - 2, gives (g_lo, g_hi) * 2^-9, exact
+// (|g| <= 1020 needs 10 bits). Then m = gy'^2 + gx'^2 = |g|^2 * 2^-18 in one HMUL2 and one HFMA2
+// (exact while |g|^2 < 2^11; above, relative error at most 2^-11 per rounding), clamped to
+// kSobelHalfClamp = 65024 * 2^-18 (the largest half <= 255^2 * 2^-18; sqrt(65024) = 254.998
+// rounds to 255) with one HMNMX2, and per channel widened to f32, sqrt.approx, and one FFMA
+// r * 512 + 2^23 rounds to the byte (to nearest even; no ties: see the unit test). The float form
+// it replaces took 9 instructions per channel (lane to float twice, FMUL, FFMA, FMNMX, MUFU, FADD);
+// this one 2/3 + 2/3 + 2/3 + 1/3 per channel on the halves plus HADD2.F32, MUFU and FFMA.
+// Its result can differ from the exact rounding of sqrt(gx^2 + gy^2) by 1 where that lies within
+// about 255 * 2^-11 of a half (the check tolerance is 1 LSB); tests/unit/test_swar_rounding.cpp
+// runs this twin over every (gx, gy) pair.
+inline constexpr double kSobelHalfScale = 32768.0;  // 2^15
+inline constexpr double kSobelHalfBias = -2.0;      // -1024 * 2^-24 * 2^15
+inline constexpr double kSobelHalfClamp = 65024.0 / 262144.0;
+
+// v rounded to the nearest fp16 value (ties to even), for the magnitudes this form sees (no
+// overflow, subnormals with unit 2^-24).
+inline double round_to_half(double v) {
+    if (v == 0.0) return v;
+    int e = 0;
+    (void)std::frexp(std::fabs(v), &e);  // |v| in [2^(e-1), 2^e): 11 significant bits
+    const int unit = e - 11 > -24 ? e - 11 : -24;
+    return std::ldexp(std::nearbyint(std::ldexp(v, -unit)), unit);
+}
+
+// The device's steps for one channel up to the rounding: r * 512 (sqrt correctly rounded here,
+// sqrt.approx there).
+inline double sobel_half_root(int gx, int gy) {
+    const double x = round_to_half(double(1024 + gx) * 0x1p-24 * kSobelHalfScale + kSobelHalfBias);
+    const double y = round_to_half(double(1024 + gy) * 0x1p-24 * kSobelHalfScale + kSobelHalfBias);
+    const double xx = round_to_half(x * x);
+    double m = round_to_half(y * y + xx);  // one rounding: HFMA2
+    m = m < kSobelHalfClamp ? m : kSobelHalfClamp;
+    return double(std::sqrt(float(m))) * 512.0;  // exact: a power of two
+}
+
+// The stored byte: FFMA r * 512 + 2^23 rounds to nearest even.
+inline std::uint32_t sobel_half_byte(int gx, int gy) {
+    return std::uint32_t(std::nearbyint(sobel_half_root(gx, gy)));
+}
+
+}  // namespace tl::cuda::swar_math

@@ -95,6 +95,27 @@ TEST(Sass, TmaGaussianRgba8UsesTensorCores) {
     EXPECT_GE(rgba32f, 1) << "no tma Gaussian RGBA32F kernel";
 }
 
+// Sobel's RGBA8 magnitude runs in half precision, two channels per instruction
+// (SobelFilter::swar4, swar_math::sobel_half_root): the `registers` kernels, which run only that
+// form, have the HFMA2s of the gradient conversion and the squares beside the MUFU.SQRT per
+// channel; and, outside a fused chain, none of the f32 form's FMUL (x * x) is left.
+TEST(Sass, SobelMagnitudeRunsInHalfPrecision) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int kernels = 0;
+    for (const auto& [name, text] : sass()) {
+        if (name.find("stencil_registers_kernel") == std::string::npos ||
+            name.find("SobelFilter") == std::string::npos)
+            continue;
+        ++kernels;
+        EXPECT_NE(text.find("HFMA2"), std::string::npos) << name << " has no HFMA2";
+        EXPECT_NE(text.find("MUFU.SQRT"), std::string::npos) << name << " has no MUFU.SQRT";
+        if (name.find("Fused") == std::string::npos) {  // a fused chain may multiply in f32
+            EXPECT_EQ(text.find(" FMUL "), std::string::npos) << name << " still squares in f32 (FMUL)";
+        }
+    }
+    EXPECT_GE(kernels, 2) << "expected the plain and the fused registers Sobel kernels";
+}
+
 // The tma Box stream (cuda/stencil/tma_box_stream.cu) stores radius <= 8 (its 8-pixel halo class,
 // template argument 8: "ELi8ELi" in the mangled name) through shared memory with TMA stores, as
 // the explain text says; the wider classes store from registers.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 
 namespace {
@@ -234,6 +235,38 @@ TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
     }
     float zeros[25] = {};
     EXPECT_FALSE(user_planar_form(zeros, 1.0f, 0.0f).usable);
+}
+
+// Sobel's magnitude in half precision (swar_math::sobel_half_byte, the twin of SobelFilter::swar4's
+// finish) over every gradient pair the integer form produces: within 1 LSB of the exact rounding of
+// min(sqrt(gx^2 + gy^2), 255) everywhere, and equal to it wherever that lies more than 255 * 2^-10
+// from a half (two fp16 roundings of |g|^2, each at most 2^-11 relative, halved by the sqrt). And
+// r * 512 never within 2^-12 of a tie, so the device's sqrt.approx (relative error ~2^-22) rounds
+// to the same byte as this twin's correctly rounded sqrt.
+TEST(SwarRounding, SobelHalfMagnitudeMatchesTheExactResult) {
+    long differ = 0, pairs = 0;
+    double closest_tie = 1.0;
+    for (int gx = -1020; gx <= 1020; ++gx) {
+        for (int gy = -1020; gy <= 1020; ++gy) {
+            const double exact = std::sqrt(double(gx) * gx + double(gy) * gy);
+            const double want = std::floor(std::fmin(exact, 255.0) + 0.5);
+            const std::uint32_t got = sobel_half_byte(gx, gy);
+            const double root = sobel_half_root(gx, gy);
+            closest_tie = std::fmin(closest_tie, std::fabs(root - std::floor(root) - 0.5));
+            ++pairs;
+            if (double(got) == want) continue;
+            ++differ;
+            ASSERT_LE(std::fabs(double(got) - want), 1.0) << "gx " << gx << " gy " << gy;
+            ASSERT_LE(std::fabs(exact - std::floor(exact) - 0.5), 255.0 * 0x1p-10)
+                << "gx " << gx << " gy " << gy;
+        }
+    }
+    EXPECT_GT(closest_tie, 0x1p-12);
+    // Half precision costs a few off-by-ones near halves, not a systematic error.
+    EXPECT_LT(differ, pairs / 100) << differ << " of " << pairs << " pairs differ by 1";
+    std::printf(
+        "sobel half magnitude: %ld of %ld gradient pairs 1 LSB off the exact rounding, closest tie %.3g\n",
+        differ, pairs, closest_tie);
 }
 
 } // namespace
