@@ -121,7 +121,7 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "a tap one FFMA); for 5x5, each converted row is added into the sums of every output row "
      "whose window holds it, so 16 sums are open at once and the kernel holds 80 registers.",
      {.tile = true, .stages = true, .tma_store = true}},
-    {Mechanism::TmaWs, "tma_ws", "TMA, warp-specialised", 9, 0, "UTMALDG",
+    {Mechanism::TmaWs, "tma_ws", "TMA warp-specialised", 9, 0, "UTMALDG",
      "The TMA mechanism with warp specialisation: one producer warp only issues TMA copies into "
      "a ring of `stages` shared buffers and waits for slots to be released; consumer warps only "
      "wait on the full barriers, compute and release the slot. Loads of later tiles overlap the "

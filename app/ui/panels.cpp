@@ -536,11 +536,19 @@ void mechanism_panel(FilterState& s, PanelActions& actions) {
                              : cuda::Result::fail(s.cuda_reason.empty() ? "CUDA unavailable" : s.cuda_reason);
     };
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
-    if (ImGui::BeginTable("mechanisms", 4, flags)) {
-        ImGui::TableSetupColumn("B (filtered)", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-        ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 0.35f);
-        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-        ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+    // Half the usual cell padding: the longest names ("TMA warp-specialised") then fit beside the
+    // SASS column at the default panel width.
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding,
+                        ImVec2(ImGui::GetStyle().CellPadding.x * 0.5f, ImGui::GetStyle().CellPadding.y));
+    const bool table = ImGui::BeginTable("mechanisms", 4, flags);
+    ImGui::PopStyleVar();
+    if (table) {
+        // The names take what the fixed columns leave (proportional columns cut "TMA,
+        // warp-specialised" and "Thread-block cluster" short at the default panel width).
+        ImGui::TableSetupColumn("B (filtered)", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("SASS", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("CC", ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableHeadersRow();
         for (std::size_t i = 0; i < infos.size(); ++i) {
             const auto& m = infos[i];
