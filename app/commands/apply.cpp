@@ -1,6 +1,7 @@
 // `tilelab apply`: one stencil filter and/or a chain of per-pixel ops on an image file, each with a
 // chosen mechanism (cpu = the reference, a CUDA mechanism from its table, or for the filter a
-// Vulkan compute variant); writes a PNG. Every user error is a sentence and exit 1.
+// Vulkan compute variant); writes a PNG. Every user error is a sentence: a bad flag or value exits
+// 2 (kExitUsage), a failure to load, run or save exits 1 (kExitFailure).
 #include "commands.hpp"
 #include "device_buffer.hpp"
 #include "pixel_ops_flags.hpp"
@@ -20,10 +21,11 @@ namespace tl::cmd {
 
 namespace {
 
-int fail(const std::string& why) {
+int fail(const std::string& why, int code = kExitFailure) {
     std::fprintf(stderr, "apply: %s\n", why.c_str());
-    return 1;
+    return code;
 }
+int usage(const std::string& why) { return fail(why, kExitUsage); }
 
 #if TILELAB_HAVE_CUDA
 // Uploads src, runs `launch` on the device copies (source, destination), downloads into dst (same
@@ -73,39 +75,39 @@ std::string run_cuda_pixel(const std::vector<PixelOp>& ops, cuda::PixelMechanism
 int run_apply(const ApplyOptions& o) {
     // The filter is optional when ops are given: --filter none, or no --filter at all.
     if (!o.filter_given && o.ops.empty())
-        return fail("nothing to do: give --filter NAME, one or more --op name[:a[:b[:c]]], or both");
+        return usage("nothing to do: give --filter NAME, one or more --op name[:a[:b[:c]]], or both");
     const bool with_filter = o.filter_given && o.filter.filter != "none";
-    if (!with_filter && o.ops.empty()) return fail("--filter none needs at least one --op name[:a[:b[:c]]]");
+    if (!with_filter && o.ops.empty()) return usage("--filter none needs at least one --op name[:a[:b[:c]]]");
     std::string error;
     std::optional<FilterParams> params;
     if (with_filter) {
         params = filter_params_from_flags(o.filter, error);
-        if (!params) return fail(error);
+        if (!params) return usage(error);
     }
     const auto border = parse_border(o.border);
-    if (!border) return fail("unknown border '" + o.border + "' (clamp, zero, mirror)");
+    if (!border) return usage("unknown border '" + o.border + "' (clamp, zero, mirror)");
     const auto format = parse_pixel_format(o.format);
-    if (!format) return fail("unknown format '" + o.format + "' (rgba8, rgba32f)");
-    if (o.stages < 1 || o.stages > 4) return fail("--stages " + std::to_string(o.stages) + " is out of range: valid 1..4");
+    if (!format) return usage("unknown format '" + o.format + "' (rgba8, rgba32f)");
+    if (o.stages < 1 || o.stages > 4) return usage("--stages " + std::to_string(o.stages) + " is out of range: valid 1..4");
 
     std::vector<PixelOp> ops;
     for (const auto& text : o.ops) {
         auto op = parse_op_flag(text, error);  // the viewer's --op syntax and messages
-        if (!op) return fail(error);
+        if (!op) return usage(error);
         ops.push_back(std::move(*op));
     }
     if (static_cast<int>(ops.size()) > cuda::kMaxPixelOps)
-        return fail(std::to_string(ops.size()) + " ops given; a chain holds at most " +
+        return usage(std::to_string(ops.size()) + " ops given; a chain holds at most " +
                     std::to_string(cuda::kMaxPixelOps));
     auto pixel = parse_pixel_run(o.pixel_mechanism, o.stages, error);
-    if (!pixel) return fail(error);
+    if (!pixel) return usage(error);
     if (o.bulk_store) {
-        if (pixel->mechanism != cuda::PixelMechanism::Bulk) return fail("--bulk-store needs --pixel-mechanism bulk");
+        if (pixel->mechanism != cuda::PixelMechanism::Bulk) return usage("--bulk-store needs --pixel-mechanism bulk");
         pixel->policy.bulk_store = true;
         pixel->label = pixel_run_label(*pixel->mechanism, pixel->policy);
     }
     if (pixel->mechanism && ops.empty())
-        return fail("--pixel-mechanism " + o.pixel_mechanism + " runs the --op chain, but no --op was given");
+        return usage("--pixel-mechanism " + o.pixel_mechanism + " runs the --op chain, but no --op was given");
 
     const bool cpu = o.mechanism == "cpu";
     const auto mech = cuda::parse_mechanism(o.mechanism);
@@ -114,7 +116,7 @@ int run_apply(const ApplyOptions& o) {
         std::string names = "cpu";
         for (const auto& m : cuda::mechanism_infos()) names += ", " + std::string(m.name);
         for (auto v : vk::compute_variants()) names += ", " + std::string(vk::to_string(v));
-        return fail("unknown mechanism '" + o.mechanism + "' (choose one of: " + names + ")");
+        return usage("unknown mechanism '" + o.mechanism + "' (choose one of: " + names + ")");
     }
     // Refuse an unusable GPU path before reading the image, so the reason comes first.
     cuda::Policy policy;

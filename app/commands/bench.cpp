@@ -117,7 +117,7 @@ int bench_vulkan_only(const BenchOptions& o, int w, int h, Border border, const 
     auto vkb = VulkanBench::create(w, h, 2, std::nullopt, why);
     if (!vkb) {
         std::fprintf(stderr, "bench: Vulkan unavailable too: %s\n", why.c_str());
-        return 1;
+        return kExitFailure;
     }
     std::printf("bench: %s, %dx%d RGBA8, border %s, %d iterations, median (no CUDA copy baseline)\n",
                 vkb->device().c_str(), w, h, std::string(to_string(border)).c_str(), o.iterations);
@@ -266,7 +266,7 @@ void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std
 
 int run_bench(const BenchOptions& o) {
     const auto request = parse_bench_request(o);
-    if (!request) return 1;
+    if (!request) return kExitUsage;
     const int w = request->w, h = request->h;
     const Border border = request->border;
     const std::vector<FilterKind>& kinds = request->kinds;
@@ -280,7 +280,7 @@ int run_bench(const BenchOptions& o) {
         auto k = cuda::parse_mechanism(m);
         if (!k) {
             std::fprintf(stderr, "bench: unknown mechanism '%s'\n", m.c_str());
-            return 1;
+            return kExitUsage;
         }
         mechs.push_back(*k);
     }
@@ -310,7 +310,7 @@ int run_bench(const BenchOptions& o) {
         if (err.empty()) err = dsts[static_cast<std::size_t>(i)].allocate(bytes);
         if (!err.empty()) {
             std::fprintf(stderr, "bench: %s\n", err.c_str());
-            return 1;
+            return kExitFailure;
         }
         // Content matters little for timing but must be defined: a ramp.
         cudaMemset(srcs[static_cast<std::size_t>(i)].get(), 0x40 + i, bytes);
@@ -340,7 +340,7 @@ int run_bench(const BenchOptions& o) {
     }, why);
     if (!memcpy_us) {
         std::fprintf(stderr, "bench: the reference copy failed: %s\n", why.c_str());
-        return 1;
+        return kExitFailure;
     }
     std::printf("bench: %s, %dx%d RGBA8, border %s, %d buffer sets (%.0f MB), %d iterations, median\n", prop.name, w,
                 h, o.border.c_str(), sets, double(sets) * 2.0 * double(bytes) / 1e6, o.iterations);
@@ -538,7 +538,7 @@ int run_bench(const BenchOptions& o) {
         f << j.dump(2) << "\n";
         if (!f) {
             std::fprintf(stderr, "bench: could not write %s\n", o.json.c_str());
-            return 1;
+            return kExitFailure;
         }
         std::printf("\nbench: wrote %s\n", o.json.c_str());
     }
@@ -550,7 +550,7 @@ int run_bench(const BenchOptions& o) {
 
 int run_bench(const BenchOptions& o) {
     const auto request = parse_bench_request(o);
-    if (!request) return 1;
+    if (!request) return kExitUsage;
     const int w = request->w, h = request->h;
     const Border border = request->border;
     const std::vector<FilterKind>& kinds = request->kinds;

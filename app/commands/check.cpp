@@ -34,7 +34,7 @@ int run_check(const CheckOptions& o) {
             int w = 0, h = 0;
             if (!parse_size(s, w, h) || w > 16384 || h > 16384) {
                 std::fprintf(stderr, "check: size '%s' is not WxH with 1..16384 each (or 1080p, 4k, 8k)\n", s.c_str());
-                return 1;
+                return kExitUsage;
             }
             cfg.sizes.emplace_back(w, h);
             pcfg.sizes.emplace_back(w, h);
@@ -43,7 +43,7 @@ int run_check(const CheckOptions& o) {
     if (!o.tile.empty()) {
         if (!parse_tile(o.tile, cfg.policy.tile_w, cfg.policy.tile_h)) {
             std::fprintf(stderr, "check: tile '%s' is not WxH with 1..1024 each\n", o.tile.c_str());
-            return 1;
+            return kExitUsage;
         }
     }
     if (!o.filters.empty()) {
@@ -52,7 +52,7 @@ int run_check(const CheckOptions& o) {
             auto k = parse_filter_kind(f);
             if (!k) {
                 std::fprintf(stderr, "check: unknown filter '%s'\n", f.c_str());
-                return 1;
+                return kExitUsage;
             }
             kinds.push_back(*k);
         }
@@ -64,7 +64,7 @@ int run_check(const CheckOptions& o) {
             auto k = cuda::parse_mechanism(m);
             if (!k) {
                 std::fprintf(stderr, "check: unknown mechanism '%s'\n", m.c_str());
-                return 1;
+                return kExitUsage;
             }
             cfg.mechanisms.push_back(*k);
         }
@@ -76,7 +76,7 @@ int run_check(const CheckOptions& o) {
             if (!k) {
                 std::fprintf(stderr, "check: unknown pixel mechanism '%s' (choose from: %s)\n", m.c_str(),
                              pixel_mechanism_names().substr(5).c_str());  // without "cpu": it is the oracle
-                return 1;
+                return kExitUsage;
             }
             for (const auto& r : pcfg.runs)
                 if (r.mechanism == *k) runs.push_back(r);
@@ -89,7 +89,7 @@ int run_check(const CheckOptions& o) {
             auto k = parse_border(b);
             if (!k) {
                 std::fprintf(stderr, "check: unknown border '%s' (clamp, zero, mirror)\n", b.c_str());
-                return 1;
+                return kExitUsage;
             }
             cfg.borders.push_back(*k);
         }
@@ -100,7 +100,7 @@ int run_check(const CheckOptions& o) {
             auto k = parse_pixel_format(f);
             if (!k) {
                 std::fprintf(stderr, "check: unknown format '%s' (rgba8, rgba32f)\n", f.c_str());
-                return 1;
+                return kExitUsage;
             }
             cfg.formats.push_back(*k);
         }
@@ -109,7 +109,7 @@ int run_check(const CheckOptions& o) {
 
     if (auto st = cuda::cuda_status(); !st) {
         std::fprintf(stderr, "check: %s\n", st.reason.c_str());
-        return 1;
+        return kExitFailure;
     }
     auto header = [](const char* first, const char* border) {
         std::printf("%-19s %-10s %-7s %-11s %-8s %-11s %9s  %s\n", first, "mechanism", border, "size", "format",
@@ -154,7 +154,7 @@ int run_check(const CheckOptions& o) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!total.fatal.empty()) {
         std::fprintf(stderr, "check: %s\n", total.fatal.c_str());
-        return 1;
+        return kExitFailure;
     }
     std::printf("check: %d passed, %d failed, %d unavailable (%.1f s)\n", total.pass, total.fail, total.unavailable,
                 secs);

@@ -162,11 +162,11 @@ std::optional<int> Commands::run() {
             // Found out now, not after minutes of timing.
             if (!bench_opts_.pixel) {
                 std::fprintf(stderr, "bench: --pixel-json needs --pixel\n");
-                return 1;
+                return kExitUsage;
             }
             if (!std::ofstream(bench_opts_.pixel_json, std::ios::app)) {
                 std::fprintf(stderr, "bench: cannot write %s\n", bench_opts_.pixel_json.c_str());
-                return 1;
+                return kExitFailure;
             }
         }
         return run_bench(bench_opts_);

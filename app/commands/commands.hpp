@@ -13,6 +13,12 @@
 
 namespace tl::cmd {
 
+// Exit codes of every command (README, "Exit codes"): a runtime failure (an unreadable image, no
+// CUDA for a CUDA-only command, a mismatch in check, a mechanism this GPU cannot run) and a bad
+// flag or value (the message names the valid choices or range).
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
 // Filter flags shared by apply (one filter with its parameters).
 struct FilterFlags {
     std::string filter = "box";

@@ -61,6 +61,16 @@ run 2 bench --box-radii 4,40
 grep -q "1 to 32" <<< "$text" || fail "bench --box-radii 4,40 does not state the valid range"
 run 0 bench --help
 grep -q -- "--box-radii" <<< "$text" || fail "bench --help does not mention --box-radii"
+# The subcommands' own value checks exit 2 as the parser's do; failures at run time exit 1.
+run 2 bench --size 0x0
+grep -q "1..16384" <<< "$text" || fail "bench --size 0x0 does not state the valid range"
+run 2 bench --filters sparkle --size 64x48
+run 2 bench --mechanisms warp9 --size 64x48
+run 2 check --sizes 0x0
+run 2 check --filters sparkle
+run 2 apply --filter box --radius 40 "$out/in.png" "$out/apply_out.png"
+grep -q "1..32" <<< "$text" || fail "apply --radius 40 does not state the valid range"
+run 1 apply --filter sobel --mechanism cpu "$out/does_not_exist.png" "$out/apply_out.png"
 # --box-radii replaces the Box rows (here on the Vulkan path: no CUDA device in CI).
 run 0 bench --filters box --box-radii 2,7 --size 64x48 --iterations 1
 grep -q "^box r=2 " <<< "$text" || fail "bench --box-radii 2,7 has no box r=2 row"

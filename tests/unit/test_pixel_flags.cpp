@@ -195,15 +195,21 @@ TEST_F(ApplyPixel, FilterNoneIsOpsAlone) {
     EXPECT_EQ(got8.rgba8(3, 2)[0], 255 - src_.rgba8(3, 2)[0]);
 }
 
-TEST_F(ApplyPixel, UserErrorsExitNonZeroWithoutOutput) {
+TEST_F(ApplyPixel, BadFlagsAndValuesExit2WithoutOutput) {
     const std::string files = " \"" + in().string() + "\" \"" + out().string() + "\"";
-    EXPECT_EQ(apply(files), 1) << "neither --filter nor --op";
-    EXPECT_EQ(apply("--filter none" + files), 1) << "no filter and no op";
-    EXPECT_EQ(apply("--op invert --pixel-mechanism fast" + files), 1);
-    EXPECT_EQ(apply("--op invert --pixel-mechanism ldgsts --stages 7" + files), 1);
-    EXPECT_EQ(apply("--op gamma:0" + files), 1) << "gamma out of range";
-    EXPECT_EQ(apply("--op sparkle" + files), 1);
-    EXPECT_EQ(apply("--filter box --pixel-mechanism plain" + files), 1) << "a pixel mechanism with no op";
+    EXPECT_EQ(apply(files), 2) << "neither --filter nor --op";
+    EXPECT_EQ(apply("--filter none" + files), 2) << "no filter and no op";
+    EXPECT_EQ(apply("--op invert --pixel-mechanism fast" + files), 2);
+    EXPECT_EQ(apply("--op invert --pixel-mechanism ldgsts --stages 7" + files), 2);
+    EXPECT_EQ(apply("--op gamma:0" + files), 2) << "gamma out of range";
+    EXPECT_EQ(apply("--op sparkle" + files), 2);
+    EXPECT_EQ(apply("--filter box --pixel-mechanism plain" + files), 2) << "a pixel mechanism with no op";
+    EXPECT_EQ(apply("--filter box --radius 40" + files), 2) << "box radius out of range";
+    EXPECT_EQ(apply("--filter sobel --mechanism warp9" + files), 2) << "unknown mechanism";
+    EXPECT_FALSE(std::filesystem::exists(out()));
+    // A runtime failure, not a bad value: exit 1.
+    EXPECT_EQ(apply("--op invert \"" + (dir_ / "missing.png").string() + "\" \"" + out().string() + "\""), 1)
+        << "an image that does not exist";
     EXPECT_FALSE(std::filesystem::exists(out()));
 }
 
