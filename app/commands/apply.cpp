@@ -88,7 +88,8 @@ int run_apply(const ApplyOptions& o) {
     if (!border) return usage("unknown border '" + o.border + "' (clamp, zero, mirror)");
     const auto format = parse_pixel_format(o.format);
     if (!format) return usage("unknown format '" + o.format + "' (rgba8, rgba32f)");
-    if (o.stages < 1 || o.stages > 4) return usage("--stages " + std::to_string(o.stages) + " is out of range: valid 1..4");
+    if (o.stages < 1 || o.stages > 4)
+        return usage("--stages " + std::to_string(o.stages) + " is out of range: valid 1..4");
 
     std::vector<PixelOp> ops;
     for (const auto& text : o.ops) {
@@ -98,16 +99,18 @@ int run_apply(const ApplyOptions& o) {
     }
     if (static_cast<int>(ops.size()) > cuda::kMaxPixelOps)
         return usage(std::to_string(ops.size()) + " ops given; a chain holds at most " +
-                    std::to_string(cuda::kMaxPixelOps));
+                     std::to_string(cuda::kMaxPixelOps));
     auto pixel = parse_pixel_run(o.pixel_mechanism, o.stages, error);
     if (!pixel) return usage(error);
     if (o.bulk_store) {
-        if (pixel->mechanism != cuda::PixelMechanism::Bulk) return usage("--bulk-store needs --pixel-mechanism bulk");
+        if (pixel->mechanism != cuda::PixelMechanism::Bulk)
+            return usage("--bulk-store needs --pixel-mechanism bulk");
         pixel->policy.bulk_store = true;
         pixel->label = pixel_run_label(*pixel->mechanism, pixel->policy);
     }
     if (pixel->mechanism && ops.empty())
-        return usage("--pixel-mechanism " + o.pixel_mechanism + " runs the --op chain, but no --op was given");
+        return usage("--pixel-mechanism " + o.pixel_mechanism +
+                     " runs the --op chain, but no --op was given");
 
     const bool cpu = o.mechanism == "cpu";
     const auto mech = cuda::parse_mechanism(o.mechanism);
