@@ -133,7 +133,7 @@ struct StreamSegments {
 };
 // Even cut: as many segments per strip as leave every CTA a resident slot (slots = CTAs per SM x
 // SMs), each paying its warm-up once, none more than one step longer than another (the kernel's
-// time follows its longest segment: cuts tapered either way measured slower, see the README).
+// time follows its longest segment: cuts tapered either way measured slower, see docs/performance-notes.md).
 // Where those segments would run for at least kStreamTailSteps steps, a tail: the resident wave
 // takes 90 % of each strip in long segments and the rest follows as 4 short segments per strip,
 // which the GPU starts on the slots that free up first, so the SMs end closer together (the even

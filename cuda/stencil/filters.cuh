@@ -808,7 +808,7 @@ decltype(auto) with_pixel(PixelFormat f, Fn&& fn) {
 // computes (and what the two-pass path stores). Chains with a cross-channel op (saturation,
 // grayscale, threshold, colour matrix) run as arithmetic. The table form is its own kernel, so it
 // carries none of the chain call's registers and stack. H100 4K + chain3 (lut, brightness-
-// contrast, gamma), best mechanism: the chain as arithmetic, sobel 90.3 us (README); the table
+// contrast, gamma), best mechanism: the chain as arithmetic, sobel 90.3 us (an earlier bench); the table
 // chosen at run time inside the chain kernel, sobel 54.2 and laplacian 41.3 (tma_ws;
 // 64 registers, 8 blocks per SM); the table kernel of its own, sobel 45.2 (tma), laplacian 37.2,
 // emboss 36.8, box r=1 37.2 (tma_ws; laplacian 50 registers, 9 blocks), against 57.5-60.3 for

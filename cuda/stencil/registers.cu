@@ -34,7 +34,7 @@ constexpr int kThreads = 128;
 // user kernel's integer form (72 registers), and 5 rows read per 3 written.
 // On an H200 (copy kernel 20.1 us) the same kernels take about as long as on the H100 and are
 // issue-bound (Sobel: issue slots busy 76 %, 59 instructions per output in the compute part):
-// Sobel 29.7 us (1.48x), Laplacian 21.2 (1.05x). Tried there and dropped (README, "On an H200"):
+// Sobel 29.7 us (1.48x), Laplacian 21.2 (1.05x). Tried there and dropped (docs/performance-notes.md):
 // an L2 prefetch of the next item's rows, fewer blocks per SM for a fuller last round, and one
 // address for the 5 rows of an item inside the image (H200 Sobel -6 %, but H100 8K Sobel +17 %);
 // on the H100, each thread walking down a band of its own column group instead of striding over

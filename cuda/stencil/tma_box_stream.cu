@@ -98,8 +98,8 @@
 //     started, per launch) slept before its block's last barrier, for 0.5-3 us per block of lead
 //     past a margin of 0-1 block: r=16 39.8-47.8 us against 36.6-37.0, r=4 36.2-52.9 against 32.4,
 //     8K r=16 136.4-154.3 against 123.2. A sleeping CTA cost more than the evener ends gained.
-// Session 11 (H100, A/B in one run each; README for the clocks): each strip's last segment launches
-// first (box_stream_cta), rows count from the first output's window (three stages, not four,
+// Session 11 (H100, A/B in one run each; docs/performance-notes.md for the clocks): each strip's
+// last segment launches first (box_stream_cta), rows count from the first output's window (three stages, not four,
 // before the first block at r=16), the producer moved off warp 0 outside the radius-16 class:
 // r=16 36.0-36.4 -> 34.3-34.9 us (1.34-1.37x), r=32 53.0 -> 50.8-51.2, r=4 32.4 -> 31.1-31.4.
 // Tried and dropped:
@@ -112,7 +112,7 @@
 //   - segments tapered by launch order (1-3 blocks): 35.4-36.2 against 34.5
 //   - no fence in a refill that issues nothing: 34.5-34.9 against 34.3-34.6
 // Session 12: streaming stores where the radius is compiled in (r=16 34.5-34.6 -> 34.2-34.4 us, r=4
-// 31.2-31.6 -> 30.7-30.9). Tried and dropped (README): every CTA slot filled with the longest
+// 31.2-31.6 -> 30.7-30.9). Tried and dropped (performance notes): every CTA slot filled with the longest
 // segments launched first (8K r=16 118.7 -> 113, but 4K r=16 34.5 -> 36.0-37.7, partly because
 // the segment table cost the kernel 5 registers), and one segment more on some strips to fill
 // every slot in session 11's order (r=16 34.9-35.3).
@@ -133,7 +133,7 @@
 // Session 14 (H100, A/B against session 13's binary, whose r=9-16 took 33.0-34.0 us): segments cut
 // in rows rather than whole blocks for radius > 8 (every CTA 10 blocks and a partial one): r=9-16
 // 35.7-36.8 us; 8-row stages for the 16- and 24/32-pixel classes: r=16 41.2-41.7 (36.5-37.1 with
-// 3 stages). Both dropped (README, session 14). On an H200 this kernel is issue-bound: r=16 31.6
+// 3 stages). Both dropped (performance notes, session 14). On an H200 this kernel is issue-bound: r=16 31.6
 // us against a 20.0 us copy (1.58x), r=4 1.36x.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
@@ -873,7 +873,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // holding row Bk + 2R + B - 1 (S = kStageRows, B a multiple of S). Until session 13 the window
     // was counted as (B + 2R) / S + 1, one stage short wherever 2R is no multiple of S, which left
     // those radii one stage less in flight than asked for (none at `stages` 2 for radius 2, 3, 5,
-    // 6, 7 and 9-15). H100 4K, stages 2, before -> after: see the README (session 13).
+    // 6, 7 and 9-15). H100 4K, stages 2, before -> after: docs/performance-notes.md (session 13).
     const int window = (2 * R + kBlockRows - 1) / kStageRows + 2;
     const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
     auto even = [](int k) { return (k + kStagesPerBlock - 1) / kStagesPerBlock * kStagesPerBlock; };
