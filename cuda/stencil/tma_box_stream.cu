@@ -99,9 +99,10 @@
 //     past a margin of 0-1 block: r=16 39.8-47.8 us against 36.6-37.0, r=4 36.2-52.9 against 32.4,
 //     8K r=16 136.4-154.3 against 123.2. A sleeping CTA cost more than the evener ends gained.
 // Session 11 (H100, A/B in one run each; docs/performance-notes.md for the clocks): each strip's
-// last segment launches first (box_stream_cta), rows count from the first output's window (three stages, not four,
-// before the first block at r=16), the producer moved off warp 0 outside the radius-16 class:
-// r=16 36.0-36.4 -> 34.3-34.9 us (1.34-1.37x), r=32 53.0 -> 50.8-51.2, r=4 32.4 -> 31.1-31.4.
+// last segment launches first (box_stream_cta), rows count from the first output's window (three
+// stages, not four, before the first block at r=16), the producer moved off warp 0 outside the
+// radius-16 class: r=16 36.0-36.4 -> 34.3-34.9 us (1.34-1.37x), r=32 53.0 -> 50.8-51.2, r=4 32.4 ->
+// 31.1-31.4.
 // Tried and dropped:
 //   - three segments per CTA on named barriers (one CTA per SM), passing each block's last barrier
 //     together: 41.2-41.6 us (39.3-39.8 without the lockstep) against 36.1-36.6
