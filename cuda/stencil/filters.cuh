@@ -249,14 +249,20 @@ struct SobelFilter {
     // rounding for 0.07 % of the gradient pairs (within the check's tolerance).
     __device__ __forceinline__ static std::uint32_t grad_half2(std::uint32_t lanes) {
         std::uint32_t r;  // lanes' bits as halves are (1024 + g) 2^-24; times 2^15, minus 2
-        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(lanes), "r"(0x78007800u), "r"(0xC000C000u));
+        asm("fma.rn.f16x2 %0, %1, %2, %3;"
+            : "=r"(r)
+            : "r"(lanes), "r"(swar_math::half2_bits(swar_math::kSobelHalfScaleBits)),
+              "r"(swar_math::half2_bits(swar_math::kSobelHalfBiasBits)));
         return r;
     }
     __device__ __forceinline__ static std::uint32_t mag2_half2(std::uint32_t gx, std::uint32_t gy) {
         std::uint32_t xx, m;
         asm("mul.rn.f16x2 %0, %1, %1;" : "=r"(xx) : "r"(gx));
         asm("fma.rn.f16x2 %0, %1, %1, %2;" : "=r"(m) : "r"(gy), "r"(xx));
-        asm("min.f16x2 %0, %1, %2;" : "=r"(m) : "r"(m), "r"(0x33F033F0u));  // 65024 2^-18: sqrt rounds to 255
+        // 65024 2^-18: the largest half not above 255^2 2^-18 (its root, 254.998, rounds to 255)
+        asm("min.f16x2 %0, %1, %2;"
+            : "=r"(m)
+            : "r"(m), "r"(swar_math::half2_bits(swar_math::kSobelHalfClampBits)));
         return m;
     }
     template <int L>

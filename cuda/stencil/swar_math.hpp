@@ -164,6 +164,12 @@ namespace tl::cuda::swar_math {
 inline constexpr double kSobelHalfScale = 32768.0;  // 2^15
 inline constexpr double kSobelHalfBias = -2.0;      // -1024 * 2^-24 * 2^15
 inline constexpr double kSobelHalfClamp = 65024.0 / 262144.0;
+// The same three as the fp16 bit patterns the device's f16x2 operands carry (in both halves);
+// the unit test decodes them against the values above.
+inline constexpr std::uint16_t kSobelHalfScaleBits = 0x7800;
+inline constexpr std::uint16_t kSobelHalfBiasBits = 0xC000;
+inline constexpr std::uint16_t kSobelHalfClampBits = 0x33F0;
+TL_SWAR_HD constexpr std::uint32_t half2_bits(std::uint16_t h) { return std::uint32_t(h) * 0x10001u; }
 
 // v rounded to the nearest fp16 value (ties to even), for the magnitudes this form sees (no
 // overflow, subnormals with unit 2^-24).

@@ -262,6 +262,16 @@ TEST(SwarRounding, SobelHalfMagnitudeMatchesTheExactResult) {
         }
     }
     EXPECT_GT(closest_tie, 0x1p-12);
+    // The device's operands are these values' fp16 bits.
+    auto half_value = [](std::uint16_t h) {
+        const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        const double v = e == 0 ? std::ldexp(double(m), -24) : std::ldexp(1.0 + m / 1024.0, e - 15);
+        return (h & 0x8000) ? -v : v;
+    };
+    EXPECT_EQ(half_value(kSobelHalfScaleBits), kSobelHalfScale);
+    EXPECT_EQ(half_value(kSobelHalfBiasBits), kSobelHalfBias);
+    EXPECT_EQ(half_value(kSobelHalfClampBits), kSobelHalfClamp);
+    EXPECT_EQ(half2_bits(kSobelHalfClampBits), 0x33F033F0u);
     // Half precision costs a few off-by-ones near halves, not a systematic error.
     EXPECT_LT(differ, pairs / 100) << differ << " of " << pairs << " pairs differ by 1";
     std::printf(
