@@ -124,7 +124,7 @@ __device__ __forceinline__ float4 with_alpha(float4 rgb, float a) { return make_
 // ---- integer SWAR for the RGBA8 3x3 filters ---------------------------------------------------
 // Sobel, Laplacian, sharpen, emboss and box r=1 have small integer weights, so on RGBA8 they are
 // computed on the bytes in integers, two channels per 32-bit register in 16-bit lanes ("SIMD
-// within a register"): a pixel becomes rb = (R, B) and g = (G, 0), one PRMT each, and every tap
+// within a register"): a pixel becomes rb = (R, B), two neighbours' G one register (G, G), and every tap
 // is one lane of an IADD3/LEA that adds both channels of a register at once. Sums are linear
 // integer arithmetic mod 2^32 on rb = R + 2^16 B, so intermediate terms may borrow across the
 // lane boundary freely; only the final value of each lane has to lie in [0, 2^16), which a
@@ -136,12 +136,25 @@ __device__ __forceinline__ float4 with_alpha(float4 rgb, float a) { return make_
 // and an FFMA per tap channel; see compute_tile_swar (tma_common.cuh) for the measured effect.
 namespace swar {
 
-// rows[k][0] = (R, B) lanes, rows[k][1] = (G, 0) lanes of column k of one box row.
-using Row = std::uint32_t[6][2];
+// One box row of 6 columns (pixels x - 1 .. x + 4 for the outputs x .. x + 3): rb[k] = (R, B)
+// lanes of column k, gp[k] = (G of column k, G of column k + 1) lanes. So the G of two neighbouring
+// outputs is one register: outputs i and i + 1 (i even) read gp[i .. i + 2] as output i's (R, B)
+// reads rb[i .. i + 2], the same formula on the same column offsets, and 6 registers carry 4
+// outputs' lanes instead of 8 (the (G, 0) form before it left half of every G register empty).
+struct Row {
+    std::uint32_t rb[6], gp[5];
+};
 
-__device__ __forceinline__ void unpack(std::uint32_t p, std::uint32_t (&w)[2]) {
-    w[0] = __byte_perm(p, 0u, 0x4240u);  // R, 0, B, 0
-    w[1] = __byte_perm(p, 0u, 0x4441u);  // G, 0, 0, 0
+// The 6 pixels' lanes: one PRMT per (R, B) register, and the G pairs as a chain in which each
+// pair takes its low G from the previous pair's high lane and its high G from the next pixel
+// (one PRMT per pair, one more to start): 12 PRMT per row, as the (G, 0) form took.
+__device__ __forceinline__ void unpack(const std::uint32_t (&px)[6], Row& d) {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) d.rb[k] = __byte_perm(px[k], 0u, 0x4240u);  // R, 0, B, 0
+    const std::uint32_t g0 = __byte_perm(px[0], 0u, 0x4441u);               // G 0, 0, 0, 0
+    d.gp[0] = __byte_perm(g0, px[1], 0x1510u);                              // G 0, 0, G 1, 0
+#pragma unroll
+    for (int k = 1; k < 5; ++k) d.gp[k] = __byte_perm(d.gp[k - 1], px[k + 1], 0x1512u);  // G k, 0, G k+1, 0
 }
 
 // `v` in both 16-bit lanes.
@@ -151,10 +164,30 @@ __host__ __device__ constexpr std::uint32_t both(std::uint32_t v) { return v | (
 __device__ __forceinline__ std::uint32_t max2(std::uint32_t a, std::uint32_t b) { return __vmaxu2(a, b); }
 __device__ __forceinline__ std::uint32_t min2(std::uint32_t a, std::uint32_t b) { return __vminu2(a, b); }
 
-// R from byte 0 of rb, G from byte 0 of g, B from byte 2 of rb, alpha from byte 3 of the centre
-// pixel `c` (3x3 filters keep the centre's alpha).
-__device__ __forceinline__ std::uint32_t pack_low_bytes(std::uint32_t rb, std::uint32_t g, std::uint32_t c) {
-    return __byte_perm(__byte_perm(rb, g, 0x0240u), c, 0x7210u);
+// R from byte 0 of rb, G from the low byte of g's lane L, B from byte 2 of rb, alpha from byte 3 of
+// the centre pixel `c` (3x3 filters keep the centre's alpha). L = i % 2 for output i of a G pair.
+__device__ __forceinline__ std::uint32_t pack_low_bytes(std::uint32_t rb, std::uint32_t g, int lane, std::uint32_t c) {
+    return __byte_perm(__byte_perm(rb, g, lane == 0 ? 0x0240u : 0x0260u), c, 0x7210u);
+}
+
+// Selectors for a row's (R, B) registers or G pairs (of a Row, or of a filter's column sums
+// with the same two members).
+struct RB {
+    template <class X> __device__ __forceinline__ static const auto& of(const X& x) { return x.rb; }
+};
+struct GP {
+    template <class X> __device__ __forceinline__ static const auto& of(const X& x) { return x.gp; }
+};
+
+// A filter's integer form written once per lane register: `reg(S{}, k)` computes the finished
+// lanes of the output whose window starts at column k of the S arrays (S = RB or GP). It runs on
+// the (R, B) registers of outputs 0..3 (k = i) and on the G pairs of outputs 0, 1 and 2, 3
+// (k = 0, 2); out[i] then packs rb[i] with lane i % 2 of g[i / 2].
+template <class Reg>
+__device__ __forceinline__ void swar4_lanes(const std::uint32_t (&c)[4], std::uint32_t (&out)[4], const Reg& reg) {
+    const std::uint32_t g[2] = {reg(GP{}, 0), reg(GP{}, 2)};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[i] = pack_low_bytes(reg(RB{}, i), g[i / 2], i % 2, c[i]);
 }
 
 // Lane `L` of `w` minus `bias`, as a float (exact: the lane is placed in the mantissa of 2^23).
@@ -177,10 +210,15 @@ __device__ __forceinline__ std::uint32_t clamped_byte_bits(float v) {
     return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
 }
 
-// The 3-tap weighted column sum top + 2 mid + bottom of both registers of column k.
-__device__ __forceinline__ void col121(const Row& t, const Row& m, const Row& b, int k, std::uint32_t (&v)[2]) {
-    v[0] = t[k][0] + b[k][0] + 2u * m[k][0];
-    v[1] = t[k][1] + b[k][1] + 2u * m[k][1];
+// The 3-tap weighted column sums top + 2 mid + bottom of a row's (R, B) registers and G pairs.
+struct Cols {
+    std::uint32_t rb[6], gp[5];
+};
+__device__ __forceinline__ void col121(const Row& t, const Row& m, const Row& b, Cols& v) {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) v.rb[k] = t.rb[k] + b.rb[k] + 2u * m.rb[k];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) v.gp[k] = t.gp[k] + b.gp[k] + 2u * m.gp[k];
 }
 
 } // namespace swar
@@ -278,23 +316,27 @@ struct SobelFilter {
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
         constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
-        std::uint32_t v[6][2], d[6][2];
+        swar::Cols v, d;  // v = top + 2 mid + bottom, d = bottom - top
+        swar::col121(t, m, b, v);
 #pragma unroll
-        for (int k = 0; k < 6; ++k) {
-            swar::col121(t, m, b, k, v[k]);
-            d[k][0] = b[k][0] - t[k][0];
-            d[k][1] = b[k][1] - t[k][1];
-        }
+        for (int k = 0; k < 6; ++k) d.rb[k] = b.rb[k] - t.rb[k];
+#pragma unroll
+        for (int k = 0; k < 5; ++k) d.gp[k] = b.gp[k] - t.gp[k];
+        // |g|^2 of both lanes of the register whose window starts at column k
+        auto mag2 = [&](auto sel, int k) {
+            using S = decltype(sel);
+            const auto& V = S::of(v);
+            const auto& D = S::of(d);
+            const std::uint32_t gx = V[k + 2] - V[k] + bias;
+            const std::uint32_t gy = D[k] + D[k + 2] + 2u * D[k + 1] + bias;
+            return mag2_half2(grad_half2(gx), grad_half2(gy));
+        };
+        const std::uint32_t g[2] = {mag2(swar::GP{}, 0), mag2(swar::GP{}, 2)};
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            std::uint32_t m2[2];
-#pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                const std::uint32_t gx = v[i + 2][w] - v[i][w] + bias;
-                const std::uint32_t gy = d[i][w] + d[i + 2][w] + 2u * d[i + 1][w] + bias;
-                m2[w] = mag2_half2(grad_half2(gx), grad_half2(gy));
-            }
-            out[i] = pixel::pack_unorm8(root_bits<0>(m2[0]), root_bits<0>(m2[1]), root_bits<1>(m2[0]), c[i]);
+            const std::uint32_t rb = mag2(swar::RB{}, i);
+            const std::uint32_t gr = i % 2 == 0 ? root_bits<0>(g[i / 2]) : root_bits<1>(g[i / 2]);
+            out[i] = pixel::pack_unorm8(root_bits<0>(rb), gr, root_bits<1>(rb), c[i]);
         }
     }
 };
@@ -312,16 +354,12 @@ struct LaplacianFilter {
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
         constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            std::uint32_t a[2];
-#pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                const std::uint32_t x = m[i][w] + m[i + 2][w] + t[i + 1][w] + b[i + 1][w] - 4u * m[i + 1][w] + bias;
-                a[w] = swar::min2(swar::max2(x, 2u * bias - x), bias + swar::both(255u));
-            }
-            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
-        }
+        swar::swar4_lanes(c, out, [&](auto sel, int k) {
+            using S = decltype(sel);
+            const auto &T = S::of(t), &M = S::of(m), &B = S::of(b);
+            const std::uint32_t x = M[k] + M[k + 2] + T[k + 1] + B[k + 1] - 4u * M[k + 1] + bias;
+            return swar::min2(swar::max2(x, 2u * bias - x), bias + swar::both(255u));
+        });
     }
 };
 
@@ -356,25 +394,20 @@ struct SharpenFilter {
     // kernel holding both needed 96 registers).
     __device__ __forceinline__ void swar4_dyadic(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                  const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
-        std::uint32_t v[6][2];
-#pragma unroll
-        for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
+        swar::Cols v;
+        swar::col121(t, m, b, v);
+        const std::uint32_t centre = dyadic.centre, p = std::uint32_t(dyadic.p);
+        const std::uint32_t add = swar::both(dyadic.add), lo = swar::both(dyadic.lo), hi = swar::both(dyadic.hi);
         const unsigned sh = unsigned(dyadic.shift);
-        const std::uint32_t add = swar::both((dyadic.bias_units << sh) + (1u << (sh - 1)));
-        const std::uint32_t lo = swar::both(dyadic.bias_units), hi = swar::both(dyadic.bias_units + 255u);
-        const std::uint32_t keep = swar::both(0xffffu >> sh);  // what a lane keeps of a packed shift
-        const std::uint32_t p = std::uint32_t(dyadic.p);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            std::uint32_t a[2];
-#pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                const std::uint32_t d = 16u * m[i + 1][w] - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
-                const std::uint32_t x = (m[i + 1][w] << sh) + p * d + add;
-                a[w] = swar::min2(swar::max2((x >> sh) & keep, lo), hi);
-            }
-            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
-        }
+        // swar_math::sharpen_dyadic_lane on both lanes: X = (K + 16 p) e - p blur16 + B + K / 2,
+        // clamped, then shifted (unmasked: the packing reads bytes 0 and 2 only)
+        swar::swar4_lanes(c, out, [&](auto sel, int k) {
+            using S = decltype(sel);
+            const auto& V = S::of(v);
+            const std::uint32_t blur16 = V[k] + V[k + 2] + 2u * V[k + 1];
+            const std::uint32_t x = centre * S::of(m)[k + 1] + add - p * blur16;
+            return swar::min2(swar::max2(x, lo), hi) >> sh;
+        });
     }
     // e + k D to the nearest integer, clamped to [0, 255], in the low byte: `e_magic` is 2^23 + e
     // (exact), where a float's unit is 1, so the FFMA's one rounding is the rounding to the byte
@@ -390,18 +423,23 @@ struct SharpenFilter {
         constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
         constexpr float fb = float(swar_math::kSharpenBias);
         const float k = amount * (1.0f / 16.0f);
-        std::uint32_t v[6][2];
-#pragma unroll
-        for (int j = 0; j < 6; ++j) swar::col121(t, m, b, j, v[j]);
+        swar::Cols v;
+        swar::col121(t, m, b, v);
+        // D + bias in both lanes of the register whose window starts at column j
+        auto lanes = [&](auto sel, int j) {
+            using S = decltype(sel);
+            const auto& V = S::of(v);
+            return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
+        };
+        const std::uint32_t g[2] = {lanes(swar::GP{}, 0), lanes(swar::GP{}, 2)};
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            std::uint32_t x[2];
-#pragma unroll
-            for (int w = 0; w < 2; ++w) x[w] = 16u * m[i + 1][w] + bias - (v[i][w] + v[i + 2][w] + 2u * v[i + 1][w]);
-            const std::uint32_t r = round_bits(k, swar::lane_float<0>(x[0], fb), swar::byte_magic<0>(c[i]));
-            const std::uint32_t g = round_bits(k, swar::lane_float<0>(x[1], fb), swar::byte_magic<1>(c[i]));
-            const std::uint32_t bl = round_bits(k, swar::lane_float<1>(x[0], fb), swar::byte_magic<2>(c[i]));
-            out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
+            const std::uint32_t x = lanes(swar::RB{}, i);
+            const float dg = i % 2 == 0 ? swar::lane_float<0>(g[i / 2], fb) : swar::lane_float<1>(g[i / 2], fb);
+            const std::uint32_t r = round_bits(k, swar::lane_float<0>(x, fb), swar::byte_magic<0>(c[i]));
+            const std::uint32_t gr = round_bits(k, dg, swar::byte_magic<1>(c[i]));
+            const std::uint32_t bl = round_bits(k, swar::lane_float<1>(x, fb), swar::byte_magic<2>(c[i]));
+            out[i] = pixel::pack_unorm8(r, gr, bl, c[i]);
         }
     }
 };
@@ -418,17 +456,13 @@ struct EmbossFilter {
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
         constexpr std::uint32_t bias = swar::both(swar_math::kBias1024);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            std::uint32_t a[2];
-#pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                const std::uint32_t x = (m[i + 2][w] + b[i + 1][w] + m[i + 1][w]) + 2u * (b[i + 2][w] - t[i][w]) -
-                                        (t[i + 1][w] + m[i][w]) + bias;
-                a[w] = swar::min2(swar::max2(x, bias), bias + swar::both(255u));
-            }
-            out[i] = swar::pack_low_bytes(a[0], a[1], c[i]);
-        }
+        swar::swar4_lanes(c, out, [&](auto sel, int k) {
+            using S = decltype(sel);
+            const auto &T = S::of(t), &M = S::of(m), &B = S::of(b);
+            const std::uint32_t x =
+                (M[k + 2] + B[k + 1] + M[k + 1]) + 2u * (B[k + 2] - T[k]) - (T[k + 1] + M[k]) + bias;
+            return swar::min2(swar::max2(x, bias), bias + swar::both(255u));
+        });
     }
 };
 
@@ -468,19 +502,19 @@ struct Box3Filter {
     // bit for bit.
     __device__ __forceinline__ void swar4(const swar::Row& t, const swar::Row& m, const swar::Row& b, const std::uint32_t (&c)[4],
                                           std::uint32_t (&out)[4]) const {
-        std::uint32_t v[6][2];
+        swar::Cols v;  // column sums top + mid + bottom
 #pragma unroll
-        for (int j = 0; j < 6; ++j) {
-            v[j][0] = t[j][0] + m[j][0] + b[j][0];
-            v[j][1] = t[j][1] + m[j][1] + b[j][1];
-        }
+        for (int j = 0; j < 6; ++j) v.rb[j] = t.rb[j] + m.rb[j] + b.rb[j];
+#pragma unroll
+        for (int j = 0; j < 5; ++j) v.gp[j] = t.gp[j] + m.gp[j] + b.gp[j];
+        const std::uint32_t g01 = v.gp[0] + v.gp[1] + v.gp[2], g23 = v.gp[2] + v.gp[3] + v.gp[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const std::uint32_t rb = v[i][0] + v[i + 1][0] + v[i + 2][0];
-            const std::uint32_t g = v[i][1] + v[i + 1][1] + v[i + 2][1];  // lane 1 stays 0
+            const std::uint32_t rb = v.rb[i] + v.rb[i + 1] + v.rb[i + 2];
+            const std::uint32_t g = i < 2 ? g01 : g23;
             const std::uint32_t qr = swar_math::div9_rounded_bits(rb & 0xffffu);
             const std::uint32_t qb = swar_math::div9_rounded_bits(rb >> 16);
-            const std::uint32_t qg = swar_math::div9_rounded_bits(g);
+            const std::uint32_t qg = swar_math::div9_rounded_bits(i % 2 == 0 ? g & 0xffffu : g >> 16);
             // bytes: R = qr.2, G = qg.2, B = qb.2, alpha = c.3
             out[i] = __byte_perm(__byte_perm(__byte_perm(qr, qg, 0x0062u), qb, 0x0610u), c[i], 0x7210u);
         }
@@ -521,13 +555,10 @@ struct UserKernel3Filter {
             integer = true;
         }
     }
-    // One row of the window in this form: (R, B) lanes of the 6 columns, and (G of column k,
-    // G of column k + 1) lanes, so that one sum over pairs gives the G of two neighbouring
-    // outputs (9 multiply-adds for two outputs' G instead of 18; expected ~2.5 of ~47
-    // instructions per pixel fewer, net of the 5 pair PRMTs per row).
-    struct IntRow {
-        std::uint32_t rb[6], gp[5];
-    };
+    // One row of the window in this form: swar::Row, (R, B) lanes of the 6 columns and (G of
+    // column k, G of column k + 1) lanes, so that one sum over pairs gives the G of two
+    // neighbouring outputs (9 multiply-adds for two outputs' G instead of 18).
+    using IntRow = swar::Row;
     __device__ __forceinline__ void swar4_integer(const IntRow& t, const IntRow& m, const IntRow& b,
                                                   const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
         const float fb = float(lane_bias & 0xffffu);
@@ -1065,7 +1096,7 @@ __device__ __forceinline__ float4 window_unpack(std::uint32_t v) {
 
 // One row of the RGBA8 3x3 register windows: pixels x - 1 (left), x .. x + 3 (mid) and x + 4
 // (right), each unpacked once: for the float window (window_unpack) and for the integer form
-// ((R, B) and (G, 0) 16-bit lanes, filters' swar4).
+// ((R, B) and (G, G) 16-bit lanes, swar::Row, filters' swar4).
 template <class Filter>
 __device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
                                             float4 (&d)[6]) {
@@ -1076,23 +1107,8 @@ __device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint3
 }
 __device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
                                             swar::Row& d) {
-    swar::unpack(left, d[0]);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) swar::unpack(mid[k], d[k + 1]);
-    swar::unpack(right, d[5]);
-}
-
-__device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
-                                            UserKernel3Filter::IntRow& d) {
     const std::uint32_t px[6] = {left, mid[0], mid[1], mid[2], mid[3], right};
-    std::uint32_t g[6];
-#pragma unroll
-    for (int k = 0; k < 6; ++k) {
-        d.rb[k] = __byte_perm(px[k], 0u, 0x4240u);  // R, 0, B, 0
-        g[k] = __byte_perm(px[k], 0u, 0x4441u);     // G, 0, 0, 0
-    }
-#pragma unroll
-    for (int k = 0; k < 5; ++k) d.gp[k] = __byte_perm(g[k], g[k + 1], 0x5410u);  // G k, G k + 1
+    swar::unpack(px, d);
 }
 
 // The stored value for the RGBA8 register-window paths (window_unpack's units, alpha as raw

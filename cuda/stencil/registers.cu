@@ -140,12 +140,11 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         return;
     }
     // The integer form (filters.cuh, namespace swar): each row's 6 pixels unpacked once into (R, B)
-    // and (G, 0) 16-bit lanes (the user kernel's form: (R, B) and pairs of neighbours' G); else
+    // and (G of column k, G of column k + 1) 16-bit lanes (swar::Row); else
     // the float window of all channels (user kernels that neither form holds: a zero scale,
     // weights that are not finite). Three rows live either way.
     constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger;
-    using Row = std::conditional_t<kFinish == Finish::UserInteger, UserKernel3Filter::IntRow,
-                                   std::conditional_t<kInteger, swar::Row, float4[6]>>;
+    using Row = std::conditional_t<kInteger, swar::Row, float4[6]>;
     Row lanes[3];
     auto unpack_row = [&](int i, Row& d) {
         if constexpr (kInteger) unpack_row6(left[i], raw[i], right[i], d);

@@ -43,10 +43,19 @@ namespace tl::cuda::swar_math {
 // (m >= 1, B >= 3060 p), so X >> (q + 4) = round_half_up(out) + 256 m; clamping that to
 // [256 m, 256 m + 255] leaves the clamped byte in the low byte. Usable when X stays below 2^16;
 // otherwise (p == -1 here) the float finish runs.
+// The device computes X = (K + 16 p) e - p blur16 + (B + K / 2) (two IMAD from the lanes of e and
+// blur16), clamps X to [256 m K, (256 m + 256) K - 1] (capped at 0xffff) and only then shifts:
+// the same byte, since floor(X / K) is monotonic and those bounds are where it leaves [256 m,
+// 256 m + 255]. Shifting last needs no mask: the shift moves the high lane's low bits into bits
+// 16 - (q + 4) .. 15 of the low lane, above the byte (q + 4 <= 8), and the packing PRMT reads
+// bytes 0 and 2 only.
 struct SharpenDyadic {
-    int p = -1;          // numerator, or -1: not representable with 16-bit lanes
-    int shift = 0;       // q + 4
+    int p = -1;                    // numerator, or -1: not representable with 16-bit lanes
+    int shift = 0;                 // q + 4
     std::uint32_t bias_units = 0;  // 256 m: B / K
+    std::uint32_t centre = 0;      // K + 16 p: e's weight in X
+    std::uint32_t add = 0;         // B + K / 2
+    std::uint32_t lo = 0, hi = 0;  // X's clamp
 };
 
 TL_SWAR_HD constexpr SharpenDyadic sharpen_dyadic(float amount) {
@@ -64,20 +73,22 @@ TL_SWAR_HD constexpr SharpenDyadic sharpen_dyadic(float amount) {
         r.p = p;
         r.shift = q + 4;
         r.bias_units = std::uint32_t(256 * m);
+        r.centre = std::uint32_t(k + 16 * p);
+        r.add = std::uint32_t(256 * m * k + k / 2);
+        r.lo = std::uint32_t(256 * m * k);
+        const long long hi = (256 * m + 256) * k - 1;
+        r.hi = std::uint32_t(hi > 0xffff ? 0xffff : hi);
         return r;
     }
     return r;
 }
 
-// One lane of the integer sharpen (the device does this on two lanes per register):
-// the clamped output byte for centre e and D = 16 e - blur16.
-TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, int d, const SharpenDyadic& s) {
-    const std::int64_t k = std::int64_t(1) << s.shift;
-    const std::int64_t x = k * std::int64_t(e) + std::int64_t(s.p) * d + std::int64_t(s.bias_units) * k + k / 2;
-    std::int64_t y = x >> s.shift;
-    const std::int64_t lo = s.bias_units, hi = s.bias_units + 255;
-    y = y < lo ? lo : (y > hi ? hi : y);
-    return std::uint32_t(y) & 0xffu;
+// One lane of the integer sharpen as the device computes it (two lanes per register there): the
+// clamped output byte for centre e and blur16 = 16 e - D, in 32-bit unsigned arithmetic.
+TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, std::uint32_t blur16, const SharpenDyadic& s) {
+    std::uint32_t x = s.centre * e + s.add - std::uint32_t(s.p) * blur16;
+    x = x < s.lo ? s.lo : (x > s.hi ? s.hi : x);
+    return (x >> s.shift) & 0xffu;
 }
 
 } // namespace tl::cuda::swar_math

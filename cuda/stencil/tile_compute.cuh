@@ -117,7 +117,7 @@ __device__ __forceinline__ void load_row6(float4 (&d)[6], const std::uint32_t* c
 }
 
 // The same row segment for the integer (SWAR) form of the filter (filters.cuh, namespace swar):
-// 6 pixels unpacked into (R, B) and (G, 0) 16-bit lanes, and the 4 centre pixels kept raw (alpha).
+// 6 pixels unpacked into (R, B) and G-pair 16-bit lanes, and the 4 centre pixels kept raw (alpha).
 __device__ __forceinline__ void load_row6_swar(swar::Row& d, std::uint32_t (&raw)[4], const std::uint32_t* chunk) {
     const uint4 mid = *reinterpret_cast<const uint4*>(chunk + 4);
     raw[0] = mid.x;

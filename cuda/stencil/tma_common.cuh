@@ -441,10 +441,7 @@ __device__ __forceinline__ void load_row_swar(const std::uint32_t* src, tl::cuda
     raw[1] = q.y;
     raw[2] = q.z;
     raw[3] = q.w;
-    tl::cuda::dev::swar::unpack(src[kHl - 1], lanes[0]);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) tl::cuda::dev::swar::unpack(raw[i], lanes[i + 1]);
-    tl::cuda::dev::swar::unpack(src[kHl + 4], lanes[5]);
+    tl::cuda::dev::unpack_row6(src[kHl - 1], raw, src[kHl + 4], lanes);
 }
 
 template <class Filter>
