@@ -210,6 +210,25 @@ __device__ __forceinline__ std::uint32_t clamped_byte_bits(float v) {
     return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
 }
 
+// 1.5 x 2^23: a float in [2^23, 2^24) has unit 1, so kSignedMagic + v for an integer v in
+// [-2^22, 2^22) has the bits kSignedMagicBits + v, whose low 16 bits are v as a signed 16-bit lane.
+inline constexpr float kSignedMagic = 12582912.0f;
+inline constexpr std::uint32_t kSignedMagicBits = 0x4B400000u;
+
+// kSignedMagic + byte `B` of the pixel word `c` (exact, one PRMT).
+template <int B>
+__device__ __forceinline__ float byte_signed_magic(std::uint32_t c) {
+    return __uint_as_float(__byte_perm(c, kSignedMagicBits, 0x7640u | unsigned(B)));
+}
+
+// Two results over kSignedMagic (bits kSignedMagicBits + v, |v| < 2^15) as the lanes of one
+// register, clamped to [0, 255]: one PRMT and two VIMNMX for two channels, where clamping each
+// float (clamped_byte_bits) takes two FMNMX per channel. Their low bytes are then the channel
+// bytes, for pack_low_bytes.
+__device__ __forceinline__ std::uint32_t clamp_pair(std::uint32_t lo, std::uint32_t hi) {
+    return min2(__vmaxs2(__byte_perm(lo, hi, 0x5410u), 0u), both(255u));
+}
+
 // The 3-tap weighted column sums top + 2 mid + bottom of a row's (R, B) registers and G pairs.
 struct Cols {
     std::uint32_t rb[6], gp[5];
@@ -409,14 +428,14 @@ struct SharpenFilter {
             return swar::min2(swar::max2(x, lo), hi) >> sh;
         });
     }
-    // e + k D to the nearest integer, clamped to [0, 255], in the low byte: `e_magic` is 2^23 + e
-    // (exact), where a float's unit is 1, so the FFMA's one rounding is the rounding to the byte
-    // (to nearest; the reference rounds its float result half up, so the two can differ by 1 LSB
-    // where e + k D lies within float error of a half). Three instructions where the float
-    // path's quantiser (divide back to [0, 1], saturate, scale, round down) took four and the
-    // byte's conversion one more.
+    // e + k D to the nearest integer over swar::kSignedMagic: `e_magic` is 1.5 x 2^23 + e (exact),
+    // where a float's unit is 1, so the FFMA's one rounding is the rounding to the byte (to
+    // nearest; the reference rounds its float result half up, so the two can differ by 1 LSB
+    // where e + k D lies within float error of a half), and the result's low 16 bits are the
+    // signed value (|e + k D| <= 255 + 5 x 3060 / 16: amount <= 5), clamped two channels at a time by
+    // swar::clamp_pair.
     __device__ __forceinline__ static std::uint32_t round_bits(float k, float d, float e_magic) {
-        return swar::clamped_byte_bits(fmaf(k, d, e_magic));
+        return __float_as_uint(fmaf(k, d, e_magic));
     }
     __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                 const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
@@ -431,15 +450,20 @@ struct SharpenFilter {
             const auto& V = S::of(v);
             return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
         };
-        const std::uint32_t g[2] = {lanes(swar::GP{}, 0), lanes(swar::GP{}, 2)};
+        std::uint32_t g[2];  // the clamped G of outputs 0, 1 and 2, 3
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const std::uint32_t x = lanes(swar::GP{}, 2 * j);
+            g[j] = swar::clamp_pair(round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<1>(c[2 * j])),
+                                    round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<1>(c[2 * j + 1])));
+        }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const std::uint32_t x = lanes(swar::RB{}, i);
-            const float dg = i % 2 == 0 ? swar::lane_float<0>(g[i / 2], fb) : swar::lane_float<1>(g[i / 2], fb);
-            const std::uint32_t r = round_bits(k, swar::lane_float<0>(x, fb), swar::byte_magic<0>(c[i]));
-            const std::uint32_t gr = round_bits(k, dg, swar::byte_magic<1>(c[i]));
-            const std::uint32_t bl = round_bits(k, swar::lane_float<1>(x, fb), swar::byte_magic<2>(c[i]));
-            out[i] = pixel::pack_unorm8(r, gr, bl, c[i]);
+            const std::uint32_t rb =
+                swar::clamp_pair(round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<0>(c[i])),
+                                 round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<2>(c[i])));
+            out[i] = swar::pack_low_bytes(rb, g[i / 2], i % 2, c[i]);
         }
     }
 };
