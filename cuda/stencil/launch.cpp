@@ -7,6 +7,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace tl::cuda {
@@ -33,6 +34,7 @@ constexpr std::array<Row, 8> kLaunchers{{
 struct DeviceCache {
     std::mutex mutex;
     std::vector<std::unique_ptr<cudaDeviceProp>> props;  // per device ordinal, filled on first use
+    std::vector<std::optional<double>> dram_per_sm_cycle;  // the same for dram_bytes_per_sm_cycle()
 };
 DeviceCache& device_cache() {
     static DeviceCache* c = new DeviceCache;  // never destroyed: used until the very end of main
@@ -55,6 +57,34 @@ const cudaDeviceProp& current_device_props() {
         if (cudaGetDeviceProperties(p.get(), dev) != cudaSuccess) (void)cudaGetLastError();
     }
     return *p;
+}
+
+// Cached per device: the clock attributes cost a driver query of about 0.9 ms (H200), which a
+// per-launch call added to every `registers` launch.
+double dram_bytes_per_sm_cycle() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0.0;
+    }
+    auto& c = device_cache();
+    std::lock_guard lock(c.mutex);
+    if (c.dram_per_sm_cycle.size() <= static_cast<std::size_t>(dev)) c.dram_per_sm_cycle.resize(static_cast<std::size_t>(dev) + 1);
+    auto& v = c.dram_per_sm_cycle[static_cast<std::size_t>(dev)];
+    if (!v) {
+        int mem_khz = 0, bus_bits = 0, sm_khz = 0, sms = 0;
+        if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+            (void)cudaGetLastError();
+            mem_khz = 0;
+        }
+        v = mem_khz <= 0 || bus_bits <= 0 || sm_khz <= 0 || sms <= 0
+                ? 0.0
+                : 2.0 * double(mem_khz) * (double(bus_bits) / 8.0) / (double(sms) * double(sm_khz));
+    }
+    return *v;
 }
 
 Result launch_error(const char* kernel_name) {

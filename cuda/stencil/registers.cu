@@ -40,6 +40,9 @@ constexpr int kThreads = 128;
 // on the H100, each thread walking down a band of its own column group instead of striding over
 // the grid (L1 reuse of the shared rows, but 140 bands read at once): 4K box r=1 28.6 -> 34.9 us.
 constexpr int kRows = 3;
+// DRAM bytes per SM cycle from which inside items load through one address (load_item): between
+// the H100's 12.8 and the H200's 18.8, the two GPUs it was measured on.
+constexpr double kOneAddressBytesPerCycle = 16.0;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
 // x - 1 .. x + 4: raw[0..3] = x .. x + 3, left = x - 1, right = x + 4. Inside the image and on a
@@ -85,8 +88,43 @@ __device__ __forceinline__ void load_row(const void* src, std::size_t pitch, int
 struct ItemRows {
     std::uint32_t raw[kRows + 2][4], left[kRows + 2], right[kRows + 2];
 };
+// With `one_address`, an item whose kRows + 2 input rows and 6 columns all lie inside the image
+// (and whose rows are 16-byte aligned) loads them through one address, a pitch apart, with no
+// border test per row: per row one 64-bit add and the three loads. The per-row path (load_row)
+// spends ~30 instructions per row on the fold test, the alignment test and a 64-bit row address
+// (H200 SASS of Sobel), 150 of a work item's ~715. Measured A/B in one run each (RGBA8, clamp):
+//   H200 4K  Sobel 26.2-26.4 -> 24.4-25.0 us, sharpen a=0.3 25.5-25.6 -> 24.6-25.0, user 3x3
+//            27.6-27.8 -> 26.4-27.1, its fractional weights 28.7-28.9 -> 27.6-27.9; Laplacian,
+//            emboss, box r=1 within +0.5; 8K Sobel 90.2-90.5 -> 82.0-82.1, Laplacian 76.0-76.2 ->
+//            78.0-78.8
+//   H100 4K  every 3x3 filter 0-0.9 us slower (Sobel 29.2-29.4 -> 29.7-29.8); 8K user 3x3
+//            102.5-102.9 -> 110.8-112.4, its fractional weights 106.2-106.5 -> 128.6-129.4
+// On the H100 these kernels are DRAM-bound, and there the per-row path's instructions space out
+// each item's loads, which its DRAM serves better (at 8K the slowest-issuing filter, the user
+// kernel, was the fastest, 1.12x the copy against 1.30-1.36x); on the H200 (46 % more DRAM
+// bytes per SM cycle) the heavy ones are issue-bound and fewer instructions win. So the
+// launcher turns it on by dram_bytes_per_sm_cycle() (kOneAddressBytesPerCycle), for the filters
+// of kIssueHeavy only.
+__device__ __forceinline__ bool item_inside(int w, int h, bool src_vec, int x, int y0) {
+    return src_vec && x >= 1 && x + 4 < w && y0 >= 1 && y0 + kRows < h;
+}
 __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::size_t src_pitch, int w, int h,
-                                          Border border, bool src_vec, int x, int y0) {
+                                          Border border, bool src_vec, bool one_address, int x, int y0) {
+    if (one_address && item_inside(w, h, src_vec, x, y0)) {
+        const char* p = static_cast<const char*>(src) + std::size_t(y0 - 1) * src_pitch + 4 * std::size_t(x);
+#pragma unroll
+        for (int i = 0; i < kRows + 2; ++i) {
+            const auto* row = reinterpret_cast<const std::uint32_t*>(p + std::size_t(i) * src_pitch);
+            const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row));
+            r.raw[i][0] = mid.x;
+            r.raw[i][1] = mid.y;
+            r.raw[i][2] = mid.z;
+            r.raw[i][3] = mid.w;
+            r.left[i] = __ldg(row - 1);
+            r.right[i] = __ldg(row + 4);
+        }
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < kRows + 2; ++i)
         load_row(src, src_pitch, w, h, x, y0 - 1 + i, border, src_vec, r.raw[i], r.left[i], r.right[i]);
@@ -170,11 +208,22 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     }
 }
 
+// The kernels that take the one-address load where the GPU asks for it (load_item): those whose
+// finish is heavy enough to be issue-bound on an H200 (Sobel's magnitude, sharpen's float finish,
+// the user kernel's forms). The light ones (Laplacian, emboss, box r=1, sharpen's dyadic amounts)
+// ran 0.1-0.6 us slower with it there (4K; 8K Laplacian 76.0 -> 78.3 us): they sit at 1.07-1.15x
+// the copy, near DRAM, where the per-row path's spacing of the loads helps as on the H100.
+template <class Filter, Finish kFinish>
+inline constexpr bool kIssueHeavy = std::is_same_v<base_filter_t<Filter>, SobelFilter> ||
+                                    kFinish == Finish::SharpenFloat || kFinish == Finish::UserInteger ||
+                                    kFinish == Finish::UserPlanar;
+
 template <class Filter, Finish kFinish>
 __global__ void __launch_bounds__(kThreads)
     stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
                              std::size_t dst_pitch, int w, int h, Border border, int groups, int items, bool src_vec,
-                             bool dst_vec) {
+                             bool dst_vec, bool one_address) {
+    if constexpr (!kIssueHeavy<Filter, kFinish>) one_address = false;
     const int stride = static_cast<int>(gridDim.x) * kThreads;
     int item = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
     int x = 0, y0 = 0;
@@ -190,7 +239,7 @@ __global__ void __launch_bounds__(kThreads)
         // into the next iteration cost registers: Sobel 72 -> 96).
         if (item < items) {
             locate();
-            load_item(rows, src, src_pitch, w, h, border, src_vec, x, y0);
+            load_item(rows, src, src_pitch, w, h, border, src_vec, one_address, x, y0);
         }
         stage_epilogue(f);
         __syncthreads();  // the staged tables, before any thread reads them
@@ -201,7 +250,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (; item < items; item += stride) {
         locate();
-        load_item(rows, src, src_pitch, w, h, border, src_vec, x, y0);
+        load_item(rows, src, src_pitch, w, h, border, src_vec, one_address, x, y0);
         compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
     }
 }
@@ -222,6 +271,7 @@ Result launch_registers(const LaunchArgs& a) {
     const cudaDeviceProp& prop = current_device_props();
     const bool src_vec = reinterpret_cast<std::uintptr_t>(a.src.data) % 16 == 0 && a.src.pitch % 16 == 0;
     const bool dst_vec = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
+    const bool one_address = dram_bytes_per_sm_cycle() >= kOneAddressBytesPerCycle;
     return dev::with_filter(a.params, [&](auto filter0) -> Result {
         return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
             if constexpr (!StaticRadius<decltype(filter1)>::value) {  // every static radius is 1
@@ -249,7 +299,7 @@ Result launch_registers(const LaunchArgs& a) {
                                                           std::max(per_sm, 1) * prop.multiProcessorCount));
                     kernel<<<grid, kThreads, 0, a.stream>>>(f, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
                                                             a.src.width, a.src.height, a.border, groups, items,
-                                                            src_vec, dst_vec);
+                                                            src_vec, dst_vec, one_address);
                     return launch_error("stencil_registers_kernel");
                 });
             }
