@@ -218,12 +218,14 @@ inline constexpr bool kIssueHeavy = std::is_same_v<base_filter_t<Filter>, SobelF
                                     kFinish == Finish::SharpenFloat || kFinish == Finish::UserInteger ||
                                     kFinish == Finish::UserPlanar;
 
-template <class Filter, Finish kFinish>
+// kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
+// others keep their code and registers (with it compiled in but off, the H100 ran the user
+// kernel's fractional weights 29.7 -> 30.9 us at 4K: the planar kernel spilled 4 bytes).
+template <class Filter, Finish kFinish, bool kOneAddress>
 __global__ void __launch_bounds__(kThreads)
     stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
                              std::size_t dst_pitch, int w, int h, Border border, int groups, int items, bool src_vec,
-                             bool dst_vec, bool one_address) {
-    if constexpr (!kIssueHeavy<Filter, kFinish>) one_address = false;
+                             bool dst_vec) {
     const int stride = static_cast<int>(gridDim.x) * kThreads;
     int item = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
     int x = 0, y0 = 0;
@@ -239,7 +241,7 @@ __global__ void __launch_bounds__(kThreads)
         // into the next iteration cost registers: Sobel 72 -> 96).
         if (item < items) {
             locate();
-            load_item(rows, src, src_pitch, w, h, border, src_vec, one_address, x, y0);
+            load_item(rows, src, src_pitch, w, h, border, src_vec, kOneAddress, x, y0);
         }
         stage_epilogue(f);
         __syncthreads();  // the staged tables, before any thread reads them
@@ -250,7 +252,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (; item < items; item += stride) {
         locate();
-        load_item(rows, src, src_pitch, w, h, border, src_vec, one_address, x, y0);
+        load_item(rows, src, src_pitch, w, h, border, src_vec, kOneAddress, x, y0);
         compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
     }
 }
@@ -279,16 +281,28 @@ Result launch_registers(const LaunchArgs& a) {
             } else {
                 return dev::with_epilogue<PixelRGBA8, true>(filter1, a.ops, [&](const auto& f) -> Result {
                     using F = std::decay_t<decltype(f)>;
+                    // The kernel of one finish, with the one-address load where it is heavy and
+                    // the GPU asks for it.
+                    auto variant = [&](auto finish) {
+                        constexpr Finish kF = decltype(finish)::value;
+                        if constexpr (kIssueHeavy<F, kF>)
+                            return one_address ? stencil_registers_kernel<F, kF, true>
+                                               : stencil_registers_kernel<F, kF, false>;
+                        else
+                            return stencil_registers_kernel<F, kF, false>;
+                    };
+                    using Dyadic = std::integral_constant<Finish, Finish::SharpenDyadic>;
+                    using Float = std::integral_constant<Finish, Finish::SharpenFloat>;
+                    using Integer = std::integral_constant<Finish, Finish::UserInteger>;
+                    using Planar = std::integral_constant<Finish, Finish::UserPlanar>;
+                    using Plain = std::integral_constant<Finish, Finish::Swar4>;
                     auto pick = [&] {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
-                            return f.dyadic.p >= 0 ? stencil_registers_kernel<F, Finish::SharpenDyadic>
-                                                   : stencil_registers_kernel<F, Finish::SharpenFloat>;
+                            return f.dyadic.p >= 0 ? variant(Dyadic{}) : variant(Float{});
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
-                            return f.integer          ? stencil_registers_kernel<F, Finish::UserInteger>
-                                   : f.planar.usable ? stencil_registers_kernel<F, Finish::UserPlanar>
-                                                     : stencil_registers_kernel<F, Finish::Swar4>;
+                            return f.integer ? variant(Integer{}) : f.planar.usable ? variant(Planar{}) : variant(Plain{});
                         else
-                            return stencil_registers_kernel<F, Finish::Swar4>;
+                            return variant(Plain{});
                     };
                     auto kernel = pick();
                     // Persistent: as many blocks as are resident at once, each walking items (a fused
@@ -299,7 +313,7 @@ Result launch_registers(const LaunchArgs& a) {
                                                           std::max(per_sm, 1) * prop.multiProcessorCount));
                     kernel<<<grid, kThreads, 0, a.stream>>>(f, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
                                                             a.src.width, a.src.height, a.border, groups, items,
-                                                            src_vec, dst_vec, one_address);
+                                                            src_vec, dst_vec);
                     return launch_error("stencil_registers_kernel");
                 });
             }
