@@ -47,10 +47,15 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "two (64 registers; all channels at once needed 95). Wider filters "
      "and RGBA32F are not offered: the window holds 3 rows of 6 packed pixels. Where memory is "
      "fast for the SMs this is issue-bound: on an H200 (4K copy 20.1 us) Sobel took 29.7 us, "
-     "as on an H100 (30.4, copy 25.4), with 76% of the issue slots busy (ncu). Its magnitude "
-     "now runs in half precision, two channels per HFMA2 (squares, clamp) and one f32 "
-     "sqrt.approx per channel: 29.8-30.2 -> 28.7-28.8 us on the H200, 1 LSB off the exact "
-     "rounding for 0.07% of gradient pairs.",
+     "as on an H100 (30.4, copy 25.4), with 76% of the issue slots busy (ncu). Since then, on "
+     "the H200: Sobel's magnitude in half precision (two channels per HFMA2, one f32 "
+     "sqrt.approx per channel; 1 LSB off the exact rounding for 0.07% of gradient pairs), the G "
+     "of two neighbouring outputs in one register (6 lane registers per 4 outputs instead of 8), "
+     "and, where the GPU has at least 16 DRAM bytes per SM cycle (H200 18.4, H100 12.8), the "
+     "heavy filters load an inside item's 5 rows through one address instead of testing each row "
+     "against the border (~30 instructions per row): Sobel 28.6 -> 24.6 us, 1.22x the copy. On "
+     "the H100 that load form made them slower (its DRAM prefers the loads spaced out), so "
+     "there they keep the per-row test.",
      {}},
     {Mechanism::Smem, "smem", "Shared-memory tile", 5, 0, "",
      "A block cooperatively copies its tile plus a halo of R pixels on every side, "

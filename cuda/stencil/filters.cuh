@@ -120,7 +120,6 @@ __device__ __forceinline__ void fma_into(float4& acc, float w, float4 p) {
 }
 __device__ __forceinline__ float4 with_alpha(float4 rgb, float a) { return make_float4(rgb.x, rgb.y, rgb.z, a); }
 
-
 // ---- integer SWAR for the RGBA8 3x3 filters ---------------------------------------------------
 // Sobel, Laplacian, sharpen, emboss and box r=1 have small integer weights, so on RGBA8 they are
 // computed on the bytes in integers, two channels per 32-bit register in 16-bit lanes ("SIMD
@@ -166,17 +165,24 @@ __device__ __forceinline__ std::uint32_t min2(std::uint32_t a, std::uint32_t b) 
 
 // R from byte 0 of rb, G from the low byte of g's lane L, B from byte 2 of rb, alpha from byte 3 of
 // the centre pixel `c` (3x3 filters keep the centre's alpha). L = i % 2 for output i of a G pair.
-__device__ __forceinline__ std::uint32_t pack_low_bytes(std::uint32_t rb, std::uint32_t g, int lane, std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t pack_low_bytes(std::uint32_t rb, std::uint32_t g, int lane,
+                                                        std::uint32_t c) {
     return __byte_perm(__byte_perm(rb, g, lane == 0 ? 0x0240u : 0x0260u), c, 0x7210u);
 }
 
 // Selectors for a row's (R, B) registers or G pairs (of a Row, or of a filter's column sums
 // with the same two members).
 struct RB {
-    template <class X> __device__ __forceinline__ static const auto& of(const X& x) { return x.rb; }
+    template <class X>
+    __device__ __forceinline__ static const auto& of(const X& x) {
+        return x.rb;
+    }
 };
 struct GP {
-    template <class X> __device__ __forceinline__ static const auto& of(const X& x) { return x.gp; }
+    template <class X>
+    __device__ __forceinline__ static const auto& of(const X& x) {
+        return x.gp;
+    }
 };
 
 // A filter's integer form written once per lane register: `reg(S{}, k)` computes the finished
@@ -184,7 +190,8 @@ struct GP {
 // the (R, B) registers of outputs 0..3 (k = i) and on the G pairs of outputs 0, 1 and 2, 3
 // (k = 0, 2); out[i] then packs rb[i] with lane i % 2 of g[i / 2].
 template <class Reg>
-__device__ __forceinline__ void swar4_lanes(const std::uint32_t (&c)[4], std::uint32_t (&out)[4], const Reg& reg) {
+__device__ __forceinline__ void swar4_lanes(const std::uint32_t (&c)[4], std::uint32_t (&out)[4],
+                                            const Reg& reg) {
     const std::uint32_t g[2] = {reg(GP{}, 0), reg(GP{}, 2)};
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[i] = pack_low_bytes(reg(RB{}, i), g[i / 2], i % 2, c[i]);
@@ -416,7 +423,8 @@ struct SharpenFilter {
         swar::Cols v;
         swar::col121(t, m, b, v);
         const std::uint32_t centre = dyadic.centre, p = std::uint32_t(dyadic.p);
-        const std::uint32_t add = swar::both(dyadic.add), lo = swar::both(dyadic.lo), hi = swar::both(dyadic.hi);
+        const std::uint32_t add = swar::both(dyadic.add), lo = swar::both(dyadic.lo),
+                            hi = swar::both(dyadic.hi);
         const unsigned sh = unsigned(dyadic.shift);
         // swar_math::sharpen_dyadic_lane on both lanes: X = (K + 16 p) e - p blur16 + B + K / 2,
         // clamped, then shifted (unmasked: the packing reads bytes 0 and 2 only)
@@ -454,8 +462,9 @@ struct SharpenFilter {
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
             const std::uint32_t x = lanes(swar::GP{}, 2 * j);
-            g[j] = swar::clamp_pair(round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<1>(c[2 * j])),
-                                    round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<1>(c[2 * j + 1])));
+            g[j] = swar::clamp_pair(
+                round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<1>(c[2 * j])),
+                round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<1>(c[2 * j + 1])));
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
@@ -1129,8 +1138,8 @@ __device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint3
     for (int k = 0; k < 4; ++k) d[k + 1] = window_unpack<Filter>(mid[k]);
     d[5] = window_unpack<Filter>(right);
 }
-__device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4], std::uint32_t right,
-                                            swar::Row& d) {
+__device__ __forceinline__ void unpack_row6(std::uint32_t left, const std::uint32_t (&mid)[4],
+                                            std::uint32_t right, swar::Row& d) {
     const std::uint32_t px[6] = {left, mid[0], mid[1], mid[2], mid[3], right};
     swar::unpack(px, d);
 }

@@ -69,7 +69,8 @@ double dram_bytes_per_sm_cycle() {
     }
     auto& c = device_cache();
     std::lock_guard lock(c.mutex);
-    if (c.dram_per_sm_cycle.size() <= static_cast<std::size_t>(dev)) c.dram_per_sm_cycle.resize(static_cast<std::size_t>(dev) + 1);
+    if (c.dram_per_sm_cycle.size() <= static_cast<std::size_t>(dev))
+        c.dram_per_sm_cycle.resize(static_cast<std::size_t>(dev) + 1);
     auto& v = c.dram_per_sm_cycle[static_cast<std::size_t>(dev)];
     if (!v) {
         int mem_khz = 0, bus_bits = 0, sm_khz = 0, sms = 0;

@@ -214,18 +214,18 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
 // ran 0.1-0.6 us slower with it there (4K; 8K Laplacian 76.0 -> 78.3 us): they sit at 1.07-1.15x
 // the copy, near DRAM, where the per-row path's spacing of the loads helps as on the H100.
 template <class Filter, Finish kFinish>
-inline constexpr bool kIssueHeavy = std::is_same_v<base_filter_t<Filter>, SobelFilter> ||
-                                    kFinish == Finish::SharpenFloat || kFinish == Finish::UserInteger ||
-                                    kFinish == Finish::UserPlanar;
+inline constexpr bool kIssueHeavy =
+    std::is_same_v<base_filter_t<Filter>, SobelFilter> || kFinish == Finish::SharpenFloat ||
+    kFinish == Finish::UserInteger || kFinish == Finish::UserPlanar;
 
 // kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
 // others keep their code and registers (with it compiled in but off, the H100 ran the user
 // kernel's fractional weights 29.7 -> 30.9 us at 4K: the planar kernel spilled 4 bytes).
 template <class Filter, Finish kFinish, bool kOneAddress>
 __global__ void __launch_bounds__(kThreads)
-    stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch, void* dst,
-                             std::size_t dst_pitch, int w, int h, Border border, int groups, int items, bool src_vec,
-                             bool dst_vec) {
+    stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch,
+                             void* dst, std::size_t dst_pitch, int w, int h, Border border, int groups,
+                             int items, bool src_vec, bool dst_vec) {
     const int stride = static_cast<int>(gridDim.x) * kThreads;
     int item = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
     int x = 0, y0 = 0;
@@ -300,7 +300,9 @@ Result launch_registers(const LaunchArgs& a) {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
                             return f.dyadic.p >= 0 ? variant(Dyadic{}) : variant(Float{});
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
-                            return f.integer ? variant(Integer{}) : f.planar.usable ? variant(Planar{}) : variant(Plain{});
+                            return f.integer         ? variant(Integer{})
+                                   : f.planar.usable ? variant(Planar{})
+                                                     : variant(Plain{});
                         else
                             return variant(Plain{});
                     };

@@ -85,7 +85,8 @@ TL_SWAR_HD constexpr SharpenDyadic sharpen_dyadic(float amount) {
 
 // One lane of the integer sharpen as the device computes it (two lanes per register there): the
 // clamped output byte for centre e and blur16 = 16 e - D, in 32-bit unsigned arithmetic.
-TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, std::uint32_t blur16, const SharpenDyadic& s) {
+TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, std::uint32_t blur16,
+                                                       const SharpenDyadic& s) {
     std::uint32_t x = s.centre * e + s.add - std::uint32_t(s.p) * blur16;
     x = x < s.lo ? s.lo : (x > s.hi ? s.hi : x);
     return (x >> s.shift) & 0xffu;

@@ -121,7 +121,8 @@ TEST(SwarRounding, SharpenDyadicFinishIsExactWhereItIsUsed) {
                     ASSERT_LT(x, 1 << 16) << amount << " " << e << " " << d;
                     double want = std::floor(double(e) + double(amount) * d / 16.0 + 0.5);
                     want = want < 0 ? 0 : (want > 255 ? 255 : want);
-                    ASSERT_EQ(sharpen_dyadic_lane(std::uint32_t(e), std::uint32_t(16 * e - d), s), std::uint32_t(want))
+                    ASSERT_EQ(sharpen_dyadic_lane(std::uint32_t(e), std::uint32_t(16 * e - d), s),
+                              std::uint32_t(want))
                         << "amount " << amount << " e " << e << " D " << d;
                 }
         }
