@@ -110,6 +110,10 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     add("user tiny weights", {1e-4f, 3e-4f, 1e-4f, 3e-4f, 7.7e-4f, 3e-4f, 1e-4f, 3e-4f, 1e-4f}, 420.0f, -0.05f);
     add("user large weights", {100.3f, -50.7f, 0.0f, 33.3f, -80.1f, 2.5f, 0.0f, 0.1f, -4.4f}, 1.0f / 400.0f, 0.5f);
     add("user zero scale", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, 0.3f);
+    // Integer weights whose results leave [0, 255] far on both sides (the integer form's clamp),
+    // the second beyond 16 signed bits.
+    add("user integer, clamped", {-1, -1, -1, -1, 8, -1, -1, -1, -1}, 4.0f, 0.2f);
+    add("user integer, beyond 16 bits", {1, 2, 1, 2, 4, 2, 1, 2, 1}, 10.0f, -3.0f);
     auto add5 = [&](const char* label, auto weight, float scale, float bias) {
         tl::FilterParams p{.kind = tl::FilterKind::UserKernel};
         p.user_size = 5;
