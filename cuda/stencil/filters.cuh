@@ -204,15 +204,9 @@ __device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
     return __uint_as_float(bits) - (8388608.0f + bias);
 }
 
-// 2^23 + byte `B` of the pixel word `c`: the byte in the mantissa of 2^23, exact (one PRMT).
-template <int B>
-__device__ __forceinline__ float byte_magic(std::uint32_t c) {
-    return __uint_as_float(__byte_perm(c, 0x4B000000u, 0x7440u | unsigned(B)));
-}
-
 // `v` = 2^23 + a value already rounded to an integer (a float's unit there is 1), clamped to
-// 2^23 + [0, 255]: the byte in the low mantissa bits (two FMNMX). The float finishes of the
-// integer forms (sharpen's non-dyadic amount, the user kernel) end with it.
+// 2^23 + [0, 255]: the byte in the low mantissa bits (two FMNMX). The user kernel's float
+// finishes end with it (sharpen's clamps two channels at a time: clamp_pair).
 __device__ __forceinline__ std::uint32_t clamped_byte_bits(float v) {
     return __float_as_uint(fminf(fmaxf(v, 8388608.0f), 8388608.0f + 255.0f));
 }
@@ -236,10 +230,9 @@ __device__ __forceinline__ std::uint32_t clamp_pair(std::uint32_t lo, std::uint3
     return min2(__vmaxs2(__byte_perm(lo, hi, 0x5410u), 0u), both(255u));
 }
 
-// The 3-tap weighted column sums top + 2 mid + bottom of a row's (R, B) registers and G pairs.
-struct Cols {
-    std::uint32_t rb[6], gp[5];
-};
+// Column sums of a row's (R, B) registers and G pairs, in the row's layout (RB and GP select them).
+using Cols = Row;
+// The 3-tap weighted column sums top + 2 mid + bottom.
 __device__ __forceinline__ void col121(const Row& t, const Row& m, const Row& b, Cols& v) {
 #pragma unroll
     for (int k = 0; k < 6; ++k) v.rb[k] = t.rb[k] + b.rb[k] + 2u * m.rb[k];
