@@ -581,30 +581,30 @@ struct UserKernel3Filter {
             integer = true;
         }
     }
-    // One row of the window in this form: swar::Row, (R, B) lanes of the 6 columns and (G of
-    // column k, G of column k + 1) lanes, so that one sum over pairs gives the G of two
+    // The window's rows in this form are swar::Row, so one sum over G pairs gives the G of two
     // neighbouring outputs (9 multiply-adds for two outputs' G instead of 18).
-    using IntRow = swar::Row;
-    __device__ __forceinline__ void swar4_integer(const IntRow& t, const IntRow& m, const IntRow& b,
-                                                  const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+    __device__ __forceinline__ void swar4_integer(const swar::Row& t, const swar::Row& m, const swar::Row& b,
+                                                  const std::uint32_t (&c)[4],
+                                                  std::uint32_t (&out)[4]) const {
         const float fb = float(lane_bias & 0xffffu);
         const float add = 255.0f * bias;
         auto finish = [&](float sum) { return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f); };
         // Sum over the 3x3 window of column pairs / columns starting at `k` (exact in the lanes).
-        auto window = [&](auto member, int k) {
+        auto window = [&](auto sel, int k) {
+            using S = decltype(sel);
             std::uint32_t a = lane_bias;
 #pragma unroll
             for (int dx = 0; dx < 3; ++dx) {
-                a += std::uint32_t(iw[dx]) * (t.*member)[k + dx];
-                a += std::uint32_t(iw[3 + dx]) * (m.*member)[k + dx];
-                a += std::uint32_t(iw[6 + dx]) * (b.*member)[k + dx];
+                a += std::uint32_t(iw[dx]) * S::of(t)[k + dx];
+                a += std::uint32_t(iw[3 + dx]) * S::of(m)[k + dx];
+                a += std::uint32_t(iw[6 + dx]) * S::of(b)[k + dx];
             }
             return a;
         };
-        const std::uint32_t g01 = window(&IntRow::gp, 0), g23 = window(&IntRow::gp, 2);
+        const std::uint32_t g01 = window(swar::GP{}, 0), g23 = window(swar::GP{}, 2);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const std::uint32_t x = window(&IntRow::rb, i);
+            const std::uint32_t x = window(swar::RB{}, i);
             const std::uint32_t gw = i < 2 ? g01 : g23;
             const std::uint32_t r = finish(swar::lane_float<0>(x, fb));
             const std::uint32_t g = finish(i % 2 == 0 ? swar::lane_float<0>(gw, fb) : swar::lane_float<1>(gw, fb));

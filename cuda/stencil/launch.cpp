@@ -7,7 +7,6 @@
 #include <array>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 namespace tl::cuda {
@@ -31,10 +30,16 @@ constexpr std::array<Row, 8> kLaunchers{{
     {Mechanism::Cluster, launch_cluster},
 }};
 
+// What the launchers read of a device, read once per device on first use: the clock attributes
+// behind dram_per_sm_cycle cost a driver query of about 0.9 ms (H200), which a per-launch read
+// added to every `registers` launch.
+struct DeviceInfo {
+    cudaDeviceProp props{};
+    double dram_per_sm_cycle = 0.0;  // dram_bytes_per_sm_cycle()
+};
 struct DeviceCache {
     std::mutex mutex;
-    std::vector<std::unique_ptr<cudaDeviceProp>> props;  // per device ordinal, filled on first use
-    std::vector<std::optional<double>> dram_per_sm_cycle;  // the same for dram_bytes_per_sm_cycle()
+    std::vector<std::unique_ptr<DeviceInfo>> devices;  // per device ordinal
 };
 DeviceCache& device_cache() {
     static DeviceCache* c = new DeviceCache;  // never destroyed: used until the very end of main
@@ -43,50 +48,36 @@ DeviceCache& device_cache() {
 
 std::string cc_text(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
 
-} // namespace
-
-const cudaDeviceProp& current_device_props() {
+const DeviceInfo& current_device_info() {
     int dev = 0;
     cudaGetDevice(&dev);
     auto& c = device_cache();
     std::lock_guard lock(c.mutex);
-    if (c.props.size() <= static_cast<std::size_t>(dev)) c.props.resize(static_cast<std::size_t>(dev) + 1);
-    auto& p = c.props[static_cast<std::size_t>(dev)];
-    if (!p) {
-        p = std::make_unique<cudaDeviceProp>();
-        if (cudaGetDeviceProperties(p.get(), dev) != cudaSuccess) (void)cudaGetLastError();
-    }
-    return *p;
-}
-
-// Cached per device: the clock attributes cost a driver query of about 0.9 ms (H200), which a
-// per-launch call added to every `registers` launch.
-double dram_bytes_per_sm_cycle() {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0.0;
-    }
-    auto& c = device_cache();
-    std::lock_guard lock(c.mutex);
-    if (c.dram_per_sm_cycle.size() <= static_cast<std::size_t>(dev))
-        c.dram_per_sm_cycle.resize(static_cast<std::size_t>(dev) + 1);
-    auto& v = c.dram_per_sm_cycle[static_cast<std::size_t>(dev)];
-    if (!v) {
-        int mem_khz = 0, bus_bits = 0, sm_khz = 0, sms = 0;
-        if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    if (c.devices.size() <= static_cast<std::size_t>(dev))
+        c.devices.resize(static_cast<std::size_t>(dev) + 1);
+    auto& d = c.devices[static_cast<std::size_t>(dev)];
+    if (!d) {
+        d = std::make_unique<DeviceInfo>();
+        const cudaDeviceProp& p = d->props;
+        int mem_khz = 0, sm_khz = 0;
+        if (cudaGetDeviceProperties(&d->props, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess) {
             (void)cudaGetLastError();
             mem_khz = 0;
         }
-        v = mem_khz <= 0 || bus_bits <= 0 || sm_khz <= 0 || sms <= 0
-                ? 0.0
-                : 2.0 * double(mem_khz) * (double(bus_bits) / 8.0) / (double(sms) * double(sm_khz));
+        if (mem_khz > 0 && sm_khz > 0 && p.memoryBusWidth > 0 && p.multiProcessorCount > 0)
+            d->dram_per_sm_cycle = 2.0 * double(mem_khz) * (double(p.memoryBusWidth) / 8.0) /
+                                   (double(p.multiProcessorCount) * double(sm_khz));
     }
-    return *v;
+    return *d;
 }
+
+}  // namespace
+
+const cudaDeviceProp& current_device_props() { return current_device_info().props; }
+
+double dram_bytes_per_sm_cycle() { return current_device_info().dram_per_sm_cycle; }
 
 Result launch_error(const char* kernel_name) {
     const cudaError_t e = cudaGetLastError();  // also clears a non-sticky error: the process stays usable

@@ -35,13 +35,14 @@ constexpr int kThreads = 128;
 // On an H200 (copy kernel 20.1 us) the same kernels take about as long as on the H100 and are
 // issue-bound (Sobel: issue slots busy 76 %, 59 instructions per output in the compute part):
 // Sobel 29.7 us (1.48x), Laplacian 21.2 (1.05x). Tried there and dropped (docs/performance-notes.md):
-// an L2 prefetch of the next item's rows, fewer blocks per SM for a fuller last round, and one
-// address for the 5 rows of an item inside the image (H200 Sobel -6 %, but H100 8K Sobel +17 %);
-// on the H100, each thread walking down a band of its own column group instead of striding over
-// the grid (L1 reuse of the shared rows, but 140 bands read at once): 4K box r=1 28.6 -> 34.9 us.
+// an L2 prefetch of the next item's rows, fewer blocks per SM for a fuller last round; on the
+// H100, each thread walking down a band of its own column group instead of striding over the grid
+// (L1 reuse of the shared rows, but 140 bands read at once): 4K box r=1 28.6 -> 34.9 us. One
+// address for the 5 rows of an item inside the image, dropped in session 14 for the H100's sake,
+// is taken since session 16 where the GPU's DRAM allows it (load_item).
 constexpr int kRows = 3;
 // DRAM bytes per SM cycle from which inside items load through one address (load_item): between
-// the H100's 12.8 and the H200's 18.8, the two GPUs it was measured on.
+// the H100's 12.8 and the H200's 18.4, the two GPUs it was measured on.
 constexpr double kOneAddressBytesPerCycle = 16.0;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
