@@ -59,6 +59,10 @@ const cudaDeviceProp& current_device_props();
 // H100 SXM 12.8, H200 18.4 (measured): where it is high, the bandwidth-light kernels are bound by
 // their issued instructions rather than by DRAM (launch_registers picks its load form by it).
 double dram_bytes_per_sm_cycle();
+// From how many of those bytes a GPU counts as issue-bound for these kernels: between the H100's
+// 12.8 and the H200's 18.4, the two GPUs measured. Above it, `registers` loads an inside work item
+// through one address and the Box stream runs radius 2-7 warp-specialised.
+constexpr double kIssueBoundDramBytesPerSmCycle = 16.0;
 
 // "kernel <name>: <cudaGetErrorString>" when the launch just made failed (and clears the error so
 // the process stays usable); success otherwise.

@@ -41,9 +41,6 @@ constexpr int kThreads = 128;
 // address for the 5 rows of an item inside the image, dropped in session 14 for the H100's sake,
 // is taken since session 16 where the GPU's DRAM allows it (load_item).
 constexpr int kRows = 3;
-// DRAM bytes per SM cycle from which inside items load through one address (load_item): between
-// the H100's 12.8 and the H200's 18.4, the two GPUs it was measured on.
-constexpr double kOneAddressBytesPerCycle = 16.0;
 
 // Row y (folded under the border rule; a zero row outside the image for Border::Zero), pixels
 // x - 1 .. x + 4: raw[0..3] = x .. x + 3, left = x - 1, right = x + 4. Inside the image and on a
@@ -104,7 +101,7 @@ struct ItemRows {
 // each item's loads, which its DRAM serves better (at 8K the slowest-issuing filter, the user
 // kernel, was the fastest, 1.12x the copy against 1.30-1.36x); on the H200 (46 % more DRAM
 // bytes per SM cycle) the heavy ones are issue-bound and fewer instructions win. So the
-// launcher turns it on by dram_bytes_per_sm_cycle() (kOneAddressBytesPerCycle), for the filters
+// launcher turns it on by dram_bytes_per_sm_cycle() (kIssueBoundDramBytesPerSmCycle), for the filters
 // of kIssueHeavy only.
 __device__ __forceinline__ bool item_inside(int w, int h, bool src_vec, int x, int y0) {
     return src_vec && x >= 1 && x + 4 < w && y0 >= 1 && y0 + kRows < h;
@@ -274,7 +271,7 @@ Result launch_registers(const LaunchArgs& a) {
     const cudaDeviceProp& prop = current_device_props();
     const bool src_vec = reinterpret_cast<std::uintptr_t>(a.src.data) % 16 == 0 && a.src.pitch % 16 == 0;
     const bool dst_vec = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
-    const bool one_address = dram_bytes_per_sm_cycle() >= kOneAddressBytesPerCycle;
+    const bool one_address = dram_bytes_per_sm_cycle() >= kIssueBoundDramBytesPerSmCycle;
     return dev::with_filter(a.params, [&](auto filter0) -> Result {
         return dev::with_fixed_radius(filter0, [&](auto filter1) -> Result {
             if constexpr (!StaticRadius<decltype(filter1)>::value) {  // every static radius is 1

@@ -201,7 +201,7 @@ struct Shape {
 // ones are still being written, and the next block's vertical pass starts as soon as the first
 // team is done. Named barriers (not __syncthreads) hand each team's rows over and back.
 template <int kHalo, int kR>
-constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 9;
+constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 2;
 constexpr int kWsTeams = 4;
 constexpr int kWsColumnThreads = kStripW + 2 * 16;                        // one per column at R = 16: 160
 constexpr int kWsTeamThreads = 128 / kWsTeams;                            // its rows x 8 runs of 16 outputs
@@ -944,7 +944,8 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     });
 }
 
-std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius) {
+std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius,
+                                        BoxStreamForm form) {
     if (a.params.kind != FilterKind::Box || a.src.format != PixelFormat::RGBA8 || a.dst.format != PixelFormat::RGBA8)
         return std::nullopt;
     const int R = a.params.radius;
@@ -970,15 +971,31 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     // (12.9 M warp instructions, was 16.2 M before the packed sums); r=8 33.6 -> 32.8, and 9-15
     // (with the warp-specialised form) 35.2-36.3 -> 33.5-34.4. The Box at radius 17-32 keeps the
     // runtime radius (a fused chain always does: one kernel per chain form).
+    //
+    // The Box alone at radius 8, and at radius 2-7 on a GPU whose DRAM is fast for its SMs (the
+    // H200), runs the warp-specialised form of the 16-pixel class; a fused chain keeps the 8-pixel
+    // class. A/B in one run each (4K / 8K RGBA8 clamp, stages 2, two runs), 8-pixel class ->
+    // warp-specialised: H200 (copy kernel 19.9-20.2 / 67.7-68.1 us) r=2 27.7 -> 27.7-27.8 / 95.2-96.0
+    // -> 86.9-87.3, r=4 27.3 -> 27.6-27.7 / 93.3-93.8 -> 87.0-88.1, r=5 29.1 -> 27.6-27.7 / 98.0-98.6
+    // -> 88.0-88.3, r=7 30.0-30.1 -> 27.6-27.8 / 102.0-102.3 -> 88.8-89.2, r=8 31.4 -> 28.2-28.3 /
+    // 107.4-108.0 -> 92.3-92.4; H100 (copy kernel 25.5-25.8 / 91.8-92.1) r=2 31.0-31.1 -> 32.7-32.8
+    // / 102.2-102.3 -> 106.1-106.6, r=4 30.6-30.9 -> 32.5-32.6 / 101.5-101.7 -> 106.2-106.5, r=7
+    // 32.0-32.2 -> 32.8 / 104.9-105.1 -> 105.4-106.0, r=8 32.7-32.8 -> 32.6 / 108.6-108.7 -> 105.6-105.9.
+    // ncu (H200 4K r=4): the 8-pixel class is held to 4 CTAs of 5 warps per SM by its 75 registers
+    // and its shared memory (4.4 warps per scheduler, issue slots busy 53 %); the warp-specialised
+    // form runs 3 CTAs of 9 warps (6.2 per scheduler) and 11.0 M warp instructions instead of 12.0 M.
+    const bool ws_any = a.ops == nullptr && form != BoxStreamForm::EightRowBlocks;
+    const bool ws_small = ws_any && (form == BoxStreamForm::WarpSpecialised ||
+                                     dram_bytes_per_sm_cycle() >= kIssueBoundDramBytesPerSmCycle);
     switch (R) {
-    case 2: return launch_shape<8, 2>(a, dev, g);
-    case 3: return launch_shape<8, 3>(a, dev, g);
-    case 4: return launch_shape<8, 4>(a, dev, g);
-    case 5: return launch_shape<8, 5>(a, dev, g);
-    case 6: return launch_shape<8, 6>(a, dev, g);
-    case 7: return launch_shape<8, 7>(a, dev, g);
+    case 2: return ws_small ? launch_shape<16, 2>(a, dev, g) : launch_shape<8, 2>(a, dev, g);
+    case 3: return ws_small ? launch_shape<16, 3>(a, dev, g) : launch_shape<8, 3>(a, dev, g);
+    case 4: return ws_small ? launch_shape<16, 4>(a, dev, g) : launch_shape<8, 4>(a, dev, g);
+    case 5: return ws_small ? launch_shape<16, 5>(a, dev, g) : launch_shape<8, 5>(a, dev, g);
+    case 6: return ws_small ? launch_shape<16, 6>(a, dev, g) : launch_shape<8, 6>(a, dev, g);
+    case 7: return ws_small ? launch_shape<16, 7>(a, dev, g) : launch_shape<8, 7>(a, dev, g);
     case 8:
-        return launch_shape<8, 8>(a, dev, g);
+        return ws_any ? launch_shape<16, 8>(a, dev, g) : launch_shape<8>(a, dev, g);
     case 9:
         return launch_shape<16, 9>(a, dev, g);
     case 10:
@@ -1006,13 +1023,13 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
 } // namespace
 
 std::optional<Result> launch_tma_box_stream(const LaunchArgs& a, const HopperDevice& dev) {
-    return launch_box_stream(a, dev, kMinDispatchRadius);
+    return launch_box_stream(a, dev, kMinDispatchRadius, BoxStreamForm::AsLaunched);
 }
 
-std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a) {
+std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a, BoxStreamForm form) {
     HopperDevice dev;
     if (Result r = query_hopper("tma box stream", &dev); !r) return r;
-    return launch_box_stream(a, dev, 1);
+    return launch_box_stream(a, dev, 1, form);
 }
 
 } // namespace tl::cuda::detail

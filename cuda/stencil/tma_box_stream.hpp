@@ -18,6 +18,10 @@ std::optional<Result> launch_tma_box_stream(const LaunchArgs& a, const HopperDev
 // The same kernel with no radius gate (any radius 1..32): for tests and measurements that compare
 // it with the tile path on radii where launch_tma does not pick it; refuses on a GPU without TMA.
 // nullopt as above otherwise.
-std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a);
+// `form` picks the kernel for radius 2-8, which has two (launch_tma_box_stream chooses by the GPU,
+// see launch_box_stream), so that tests run both on any GPU; other radii have one.
+enum class BoxStreamForm { AsLaunched, EightRowBlocks, WarpSpecialised };
+std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a,
+                                                       BoxStreamForm form = BoxStreamForm::AsLaunched);
 
 } // namespace tl::cuda::detail

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -63,9 +64,16 @@ struct DevImage {
 
 // Runs the stream kernel on a random w x h image; checks every pixel within 1 LSB of the reference
 // (the kernel's integer mean is exact, so in practice 0) and the row padding untouched.
-void check(int w, int h, int r, Border b, int stages = Policy{}.stages) {
+// `form`: which of radius 2-8's two kernels runs (the GPU's choice unless named).
+using tl::cuda::detail::BoxStreamForm;
+void check(int w, int h, int r, Border b, int stages = Policy{}.stages,
+           BoxStreamForm form = BoxStreamForm::AsLaunched) {
+    const char* form_name = form == BoxStreamForm::AsLaunched       ? ""
+                            : form == BoxStreamForm::EightRowBlocks ? " 8-row blocks"
+                                                                    : " warp-specialised";
     const std::string ctx = "box r=" + std::to_string(r) + " " + std::string(to_string(b)) + " " +
-                            std::to_string(w) + "x" + std::to_string(h) + " stages " + std::to_string(stages);
+                            std::to_string(w) + "x" + std::to_string(h) + " stages " +
+                            std::to_string(stages) + form_name;
     const Image src = random_image(w, h, std::uint32_t(w * 7919 + h * 31 + r));
     Image want(w, h, PixelFormat::RGBA8);
     reference_filter(box(r), b, src.view(), want.view());
@@ -76,7 +84,7 @@ void check(int w, int h, int r, Border b, int stages = Policy{}.stages) {
     Policy pol;
     pol.stages = stages;
     const tl::cuda::detail::LaunchArgs a{fp, b, pol, ds.view, dd.view, nullptr};
-    const auto res = tl::cuda::detail::launch_tma_box_stream_any_radius(a);
+    const auto res = tl::cuda::detail::launch_tma_box_stream_any_radius(a, form);
     ASSERT_TRUE(res.has_value()) << ctx << ": the stream kernel did not take a Box RGBA8 launch";
     ASSERT_TRUE(res->ok) << ctx << ": " << res->reason;
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << ctx;
@@ -103,6 +111,22 @@ TEST(BoxStream, EveryRadiusClassAndBorder) {
                 check(w, h, r, b);
                 if (HasFatalFailure()) return;
             }
+}
+
+// Radius 2-8 has two kernels: 8-row blocks stored by TMA, and the warp-specialised 16-row form
+// that radius 9-16 runs (radius 8 always, 2-7 on a GPU whose DRAM outpaces its SMs, such as the
+// H200). Both are checked here on whatever GPU runs the test, at the sizes and ring depths whose
+// segment plans differ.
+TEST(BoxStream, BothFormsOfRadius2To8) {
+    if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    for (BoxStreamForm form : {BoxStreamForm::EightRowBlocks, BoxStreamForm::WarpSpecialised})
+        for (int r = 2; r <= 8; ++r)
+            for (Border b : {Border::Clamp, Border::Zero, Border::Mirror})
+                for (auto [w, h, stages] :
+                     {std::tuple{131, 97, 2}, std::tuple{257, 300, 1}, std::tuple{130, 2161, 3}}) {
+                    check(w, h, r, b, stages, form);
+                    if (HasFatalFailure()) return;
+                }
 }
 
 TEST(BoxStream, ImagesSmallerThanTheWindow) {
