@@ -18,13 +18,14 @@
 //                 for R <= 7 in the same 16-bit lanes (15 x 15 x 255 fits), else in 32-bit per
 //                 channel (65 x 65 x 255 needs 21 bits), then the exact rounded mean with one
 //                 multiply-high per channel; alpha from the centre pixel
-//     store       R <= 8: the block's outputs into a 128-byte-swizzled shared tile, then the producer
-//                 stores it with TMA (UTMASTG, 32 x 8 px boxes); R > 8: from registers, lane
-//                 pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
-//   radius 9-16: the passes run side by side in warps of their own (kWarpSpecialized), the
+//     store       8-row blocks: the block's outputs into a 128-byte-swizzled shared tile, then the producer
+//                 stores it with TMA (UTMASTG, 32 x 8 px boxes); 16-row blocks: from registers,
+//                 lane pairs trading 16-byte chunks so that each store writes whole 32-byte sectors
+//   radius 8-16 (2-16 where the GPU's DRAM outpaces its SMs, see launch_box_stream; 16-row blocks,
+//   the 16-pixel halo class): the passes run side by side in warps of their own (kWarpSpecialized), the
 //   horizontal items in four teams of 4 rows, each block's column sums handed to each team and
 //   back by named barriers instead of the two __syncthreads
-//   the producer thread (thread 0 at radius 9-16, else the first with no horizontal item: see
+//   the producer thread (thread 0 in the 16-pixel class, else the first with no horizontal item: see
 //   kProducer) refills ring stages no later output row
 //   reads (the ring holds the 2R + kBlockRows + 1 rows one block reads, plus `stages` - 1 stages in
 //   flight), after the block's first barrier; at the start it issues only the stages of the warm-up
@@ -195,7 +196,7 @@ struct Shape {
     static constexpr int kOutBytes = kTmaOut ? kBlockRows * kStripW * 4 : 0;
 };
 
-// Radius 9-16 (compiled in) runs warp-specialised: its five column warps run the vertical pass and
+// The Box alone at radius 2-16 in the 16-pixel class (compiled in) runs warp-specialised: its five column warps run the vertical pass and
 // kWsTeams teams of the other four warps the horizontal one, each team on 16 / kWsTeams of the
 // block's 16 output rows, so that the first rows' column sums are summed across while the later
 // ones are still being written, and the next block's vertical pass starts as soon as the first
@@ -420,7 +421,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             if constexpr (kRole == 1) {
                 // Team 0 is done with the previous block, and every column thread with its vertical
                 // pass: the stages wholly below row Bk - 1 go out again. The other teams may still read
-                // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 3 on (R >= 9): in
+                // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 10 on (R >= 2): in
                 // stage k - 1 at most, which stays. (Freeing stage k - 1 too where R >= 12, with row
                 // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
                 if (k > 0) {
