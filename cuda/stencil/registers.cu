@@ -223,14 +223,29 @@ template <class Filter, Finish kFinish, bool kOneAddress>
 __global__ void __launch_bounds__(kThreads)
     stencil_registers_kernel(const __grid_constant__ Filter f, const void* src, std::size_t src_pitch,
                              void* dst, std::size_t dst_pitch, int w, int h, Border border, int groups,
-                             int items, bool src_vec, bool dst_vec) {
+                             std::uint32_t groups_magic, int items, bool src_vec, bool dst_vec) {
     const int stride = static_cast<int>(gridDim.x) * kThreads;
     int item = static_cast<int>(blockIdx.x) * kThreads + static_cast<int>(threadIdx.x);
     int x = 0, y0 = 0;
     auto locate = [&] {
-        const int run = item / groups;
-        x = 4 * (item - run * groups);
-        y0 = run * kRows;
+        if constexpr (!kOneAddress) {
+            const int run = item / groups;
+            x = 4 * (item - run * groups);
+            y0 = run * kRows;
+        } else {
+            // The issue-bound kernels (kOneAddress): item / groups by a multiply-high and a sign
+            // correction (swar_math::divide_item, its host twin tested over edge cases and 2^28
+            // items). The signed division takes ~30 SASS instructions of a Sobel item's
+            // ~595 (ncu, H200). In every kernel, A/B on the H200 (three runs each, 4K / 8K): Sobel
+            // 24.5-24.6 -> 24.1-24.2 / 82.2-82.6 -> 79.9-80.9 us, user 3x3 26.8-27.0 -> 26.3-26.5 /
+            // 91.3-91.9 -> 88.9-89.4, sharpen a=0.3 24.7-24.9 -> 24.5-24.7 / 84.1-84.7 -> 82.9-83.2;
+            // Laplacian, emboss and box r=1 within 0.3 / 1.5 us, but ptxas spilled 8 bytes in
+            // sharpen's dyadic kernel (8K a=1.5 77.5-77.6 -> 79.7-80.2) and 20 in the fused user
+            // kernel's table form, so the others keep the division.
+            const swar_math::ItemPlace p = swar_math::divide_item(item, groups, groups_magic);
+            x = 4 * p.group;
+            y0 = p.run * kRows;
+        }
     };
     ItemRows rows;
     if constexpr (is_fused_v<Filter>) {
@@ -267,7 +282,13 @@ std::string registers_refusal(const FilterParams& params, PixelFormat format) {
 Result launch_registers(const LaunchArgs& a) {
     if (std::string why = registers_refusal(a.params, a.src.format); !why.empty()) return Result::fail(why);
     const int groups = (a.src.width + 3) / 4;
+    // The kernels divide work items by groups with a multiply-high that is exact below 2^28 items.
+    if (static_cast<std::int64_t>(groups) * ((a.src.height + kRows - 1) / kRows) >=
+        swar_math::kItemDivisionLimit)
+        return Result::fail("registers: more than 2^28 work items of 4 x 3 pixels (" +
+                            std::to_string(a.src.width) + " x " + std::to_string(a.src.height) + ")");
     const int items = groups * ((a.src.height + kRows - 1) / kRows);
+    const std::uint32_t groups_magic = swar_math::item_division_magic(groups);
     const cudaDeviceProp& prop = current_device_props();
     const bool src_vec = reinterpret_cast<std::uintptr_t>(a.src.data) % 16 == 0 && a.src.pitch % 16 == 0;
     const bool dst_vec = reinterpret_cast<std::uintptr_t>(a.dst.data) % 16 == 0 && a.dst.pitch % 16 == 0;
@@ -311,9 +332,9 @@ Result launch_registers(const LaunchArgs& a) {
                     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
                     const int grid = std::max(1, std::min((items + kThreads - 1) / kThreads,
                                                           std::max(per_sm, 1) * prop.multiProcessorCount));
-                    kernel<<<grid, kThreads, 0, a.stream>>>(f, a.src.data, a.src.pitch, a.dst.data, a.dst.pitch,
-                                                            a.src.width, a.src.height, a.border, groups, items,
-                                                            src_vec, dst_vec);
+                    kernel<<<grid, kThreads, 0, a.stream>>>(f, a.src.data, a.src.pitch, a.dst.data,
+                                                            a.dst.pitch, a.src.width, a.src.height, a.border,
+                                                            groups, groups_magic, items, src_vec, dst_vec);
                     return launch_error("stencil_registers_kernel");
                 });
             }

@@ -209,4 +209,28 @@ inline std::uint32_t sobel_half_byte(int gx, int gy) {
     return std::uint32_t(std::nearbyint(sobel_half_root(gx, gy)));
 }
 
+// The registers mechanism's work item -> (run, group of 4 columns): item / groups by one
+// multiply-high. magic = floor(2^28 / groups) + 1 exceeds 2^28 / groups by e in (0, 1], so
+// (16 item) magic / 2^32 = item / groups + item e / 2^28 lies in [q, q + 1) or [q + 1, q + 2)
+// for q = floor(item / groups) while item < 2^28: the estimate is q or q + 1, and a negative
+// remainder says which. The launcher refuses images with more items (3.2 G pixels).
+inline constexpr std::int64_t kItemDivisionLimit = std::int64_t(1) << 28;
+TL_SWAR_HD constexpr std::uint32_t item_division_magic(int groups) {
+    return std::uint32_t((std::uint64_t(1) << 28) / std::uint64_t(groups) + 1u);
+}
+struct ItemPlace {
+    int run, group;
+};
+TL_SWAR_HD inline ItemPlace divide_item(int item, int groups, std::uint32_t magic) {
+    const std::uint32_t n = std::uint32_t(item) << 4;
+#if defined(__CUDA_ARCH__)
+    const int q = int(__umulhi(n, magic));
+#else
+    const int q = int((std::uint64_t(n) * magic) >> 32);
+#endif
+    const int rem = item - q * groups;
+    const int over = rem >> 31;  // -1 where the estimate is one more than the quotient
+    return {q + over, rem + (groups & over)};
+}
+
 }  // namespace tl::cuda::swar_math

@@ -281,4 +281,40 @@ TEST(SwarRounding, SobelHalfMagnitudeMatchesTheExactResult) {
         differ, pairs, closest_tie);
 }
 
+// The registers kernels' item / groups (divide_item): exact for every item below 2^28 whatever
+// the divisor; checked at each divisor's multiples and their neighbours (where an estimate one
+// too large shows), at the largest items, and at random items.
+TEST(SwarRounding, ItemDivisionIsExactBelowTheLimit) {
+    std::mt19937 rng(7);
+    const int limit = int(kItemDivisionLimit);
+    for (int groups : {1, 2, 3, 4, 5, 7, 60, 480, 960, 961, 1920, 4095, 4096, 8192, 65535, (1 << 20) + 7,
+                       1 << 27, limit - 1}) {
+        const std::uint32_t magic = item_division_magic(groups);
+        auto check = [&](int item) {
+            const ItemPlace p = divide_item(item, groups, magic);
+            ASSERT_EQ(p.run, item / groups) << "item " << item << " groups " << groups;
+            ASSERT_EQ(p.group, item % groups) << "item " << item << " groups " << groups;
+        };
+        for (int item = 0; item < 3000; ++item) check(item);
+        for (int k = 1; k < 3000 && std::int64_t(k) * groups + 1 < limit; ++k)
+            for (int d = -1; d <= 1; ++d) check(k * groups + d);
+        for (int item = limit - 3000; item < limit; ++item) check(item);
+        std::uniform_int_distribution<int> any(0, limit - 1);
+        for (int i = 0; i < 20000; ++i) check(any(rng));
+    }
+}
+
+// Past the limit the estimate can be off by more than one: the launcher's refusal is needed.
+TEST(SwarRounding, ItemDivisionNeedsTheLimit) {
+    int wrong = 0;
+    const int groups = (1 << 20) + 7;
+    const std::uint32_t magic = item_division_magic(groups);
+    for (int item = int(kItemDivisionLimit); item < int(kItemDivisionLimit) + 4 * groups && wrong == 0;
+         item += 97) {
+        const ItemPlace p = divide_item(item, groups, magic);
+        wrong += p.run != item / groups || p.group != item % groups;
+    }
+    EXPECT_GT(wrong, 0);
+}
+
 } // namespace
