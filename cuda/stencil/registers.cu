@@ -128,6 +128,25 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
         load_row(src, src_pitch, w, h, x, y0 - 1 + i, border, src_vec, r.raw[i], r.left[i], r.right[i]);
 }
 
+// The first `n` (1..4) of a group's four outputs, one word each: the group at the image's right
+// edge, or a destination not 16-byte aligned. Out of line, for the user kernel's one-address
+// forms: inlined, its column tests were computed for every work item and kept in registers
+// across it (ISETP and P2R). Out of line in every kernel, ptxas gave them 50-72 registers instead
+// of 56-95 (9 blocks per SM instead of 8 where 56): A/B on the H200, three runs, 4K / 8K: the user
+// 3x3 kernel 26.1-26.5 -> 24.6-24.7 us / 88.6-89.4 -> 83.0-83.8 (its integer form had 72 registers
+// and 8 bytes of spill, now 56 and none), non-dyadic weights 27.7-27.9 -> 26.8-27.1 / 95.5-95.8 ->
+// 92.2-93.1; but sharpen a=0.3 24.5-24.8 -> 25.6-25.7 / 82.7-83.3 -> 86.4-87.9, box r=1 22.3-22.4
+// -> 22.7-22.9 / 77.1-77.4 -> 80.5-81.2, Sobel unchanged at 4K and 80.5-80.9 -> 81.9-82.2 at 8K.
+// So only the user kernel's one-address forms (the H200's) take it: user 3x3 26.2-26.4 ->
+// 24.3-24.6 us / 88.8-89.0 -> 83.2-83.5, non-dyadic 27.6-27.7 -> 26.7-26.8 / 95.2-95.4 ->
+// 91.4-91.6, the others unchanged (A/B, three runs).
+__device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
+    o[0] = v.x;
+    if (n > 1) o[1] = v.y;
+    if (n > 2) o[2] = v.z;
+    if (n > 3) o[3] = v.w;
+}
+
 // Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
 // alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
 // UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
@@ -135,16 +154,22 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
 // (UserKernel3Filter::planar4) for the other weights.
 enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger, UserPlanar };
 
-template <class Filter, Finish kFinish>
-__device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst, std::size_t dst_pitch,
-                                             int w, int h, bool dst_vec, int x, int y0) {
+template <class Filter, Finish kFinish, bool kOneAddress>
+__device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst,
+                                             std::size_t dst_pitch, int w, int h, bool dst_vec, int x,
+                                             int y0) {
     const auto& raw = r.raw;
     const auto& left = r.left;
     const auto& right = r.right;
+    // The user kernel's one-address forms store a partial group out of line (store_partial).
+    constexpr bool kPartialOutOfLine =
+        kOneAddress && (kFinish == Finish::UserInteger || kFinish == Finish::UserPlanar);
     auto store = [&](int y, const std::uint32_t (&out)[4]) {
         auto* o = row_ptr<PixelRGBA8>(dst, dst_pitch, y) + x;
         if (dst_vec && x + 3 < w) {
             *reinterpret_cast<uint4*>(o) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else if constexpr (kPartialOutOfLine) {
+            store_partial(o, w - x, make_uint4(out[0], out[1], out[2], out[3]));
         } else {
 #pragma unroll
             for (int i = 0; i < 4; ++i)
@@ -259,14 +284,14 @@ __global__ void __launch_bounds__(kThreads)
         stage_epilogue(f);
         __syncthreads();  // the staged tables, before any thread reads them
         if (item < items) {
-            compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
+            compute_item<Filter, kFinish, kOneAddress>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
             item += stride;
         }
     }
     for (; item < items; item += stride) {
         locate();
         load_item(rows, src, src_pitch, w, h, border, src_vec, kOneAddress, x, y0);
-        compute_item<Filter, kFinish>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
+        compute_item<Filter, kFinish, kOneAddress>(f, rows, dst, dst_pitch, w, h, dst_vec, x, y0);
     }
 }
 
