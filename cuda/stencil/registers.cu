@@ -133,8 +133,8 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
 // forms: inlined, its column tests were computed for every work item and kept in registers
 // across it (ISETP and P2R). Out of line in every kernel, ptxas gave them 50-72 registers instead
 // of 56-95 (9 blocks per SM instead of 8 where 56): A/B on the H200, three runs, 4K / 8K: the user
-// 3x3 kernel 26.1-26.5 -> 24.6-24.7 us / 88.6-89.4 -> 83.0-83.8 (its integer form had 72 registers
-// and 8 bytes of spill, now 56 and none), non-dyadic weights 27.7-27.9 -> 26.8-27.1 / 95.5-95.8 ->
+// 3x3 kernel 26.1-26.5 -> 24.6-24.7 us / 88.6-89.4 -> 83.0-83.8 (its one-address integer form had
+// 64 registers and 8 bytes of spill, now 56 and none), non-dyadic weights 27.7-27.9 -> 26.8-27.1 / 95.5-95.8 ->
 // 92.2-93.1; but sharpen a=0.3 24.5-24.8 -> 25.6-25.7 / 82.7-83.3 -> 86.4-87.9, box r=1 22.3-22.4
 // -> 22.7-22.9 / 77.1-77.4 -> 80.5-81.2, Sobel unchanged at 4K and 80.5-80.9 -> 81.9-82.2 at 8K.
 // So only the user kernel's one-address forms (the H200's) take it: user 3x3 26.2-26.4 ->
