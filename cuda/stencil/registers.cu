@@ -128,18 +128,18 @@ __device__ __forceinline__ void load_item(ItemRows& r, const void* src, std::siz
         load_row(src, src_pitch, w, h, x, y0 - 1 + i, border, src_vec, r.raw[i], r.left[i], r.right[i]);
 }
 
-// The first `n` (1..4) of a group's four outputs, one word each: the group at the image's right
-// edge, or a destination not 16-byte aligned. Out of line, for the user kernel's one-address
-// forms: inlined, its column tests were computed for every work item and kept in registers
-// across it (ISETP and P2R). Out of line in every kernel, ptxas gave them 50-72 registers instead
-// of 56-95 (9 blocks per SM instead of 8 where 56): A/B on the H200, three runs, 4K / 8K: the user
-// 3x3 kernel 26.1-26.5 -> 24.6-24.7 us / 88.6-89.4 -> 83.0-83.8 (its one-address integer form had
-// 64 registers and 8 bytes of spill, now 56 and none), non-dyadic weights 27.7-27.9 -> 26.8-27.1 / 95.5-95.8 ->
-// 92.2-93.1; but sharpen a=0.3 24.5-24.8 -> 25.6-25.7 / 82.7-83.3 -> 86.4-87.9, box r=1 22.3-22.4
-// -> 22.7-22.9 / 77.1-77.4 -> 80.5-81.2, Sobel unchanged at 4K and 80.5-80.9 -> 81.9-82.2 at 8K.
-// So only the user kernel's one-address forms (the H200's) take it: user 3x3 26.2-26.4 ->
-// 24.3-24.6 us / 88.8-89.0 -> 83.2-83.5, non-dyadic 27.6-27.7 -> 26.7-26.8 / 95.2-95.4 ->
-// 91.4-91.6, the others unchanged (A/B, three runs).
+// The first `n` (1..4) of a group's four outputs, one word each: the group at the image's right edge,
+// or a destination not 16-byte aligned. Out of line, for the user kernel's one-address forms: inlined,
+// its column tests were computed for every work item and kept in registers across it (ISETP and P2R).
+// Out of line in every kernel, ptxas gave them 50-72 registers instead of 56-95 (9 blocks per SM
+// instead of 8 where 56): A/B on the H200, three runs, 4K / 8K: the user 3x3 kernel 26.1-26.5 ->
+// 24.6-24.7 us / 88.6-89.4 -> 83.0-83.8 (its one-address integer form had 64 registers and 8 bytes of
+// spill, now 56 and none), non-dyadic weights 27.7-27.9 -> 26.8-27.1 / 95.5-95.8 -> 92.2-93.1; but
+// sharpen a=0.3 24.5-24.8 -> 25.6-25.7 / 82.7-83.3 -> 86.4-87.9, box r=1 22.3-22.4 -> 22.7-22.9 /
+// 77.1-77.4 -> 80.5-81.2, Sobel unchanged at 4K and 80.5-80.9 -> 81.9-82.2 at 8K. So only the user
+// kernel's one-address forms (the H200's) take it: user 3x3 26.2-26.4 -> 24.3-24.6 us / 88.8-89.0 ->
+// 83.2-83.5, non-dyadic 27.6-27.7 -> 26.7-26.8 / 95.2-95.4 -> 91.4-91.6, the others unchanged (A/B,
+// three runs).
 __device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
     o[0] = v.x;
     if (n > 1) o[1] = v.y;

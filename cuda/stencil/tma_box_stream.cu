@@ -196,11 +196,12 @@ struct Shape {
     static constexpr int kOutBytes = kTmaOut ? kBlockRows * kStripW * 4 : 0;
 };
 
-// The Box alone at radius 2-16 in the 16-pixel class (compiled in) runs warp-specialised: its five column warps run the vertical pass and
-// kWsTeams teams of the other four warps the horizontal one, each team on 16 / kWsTeams of the
-// block's 16 output rows, so that the first rows' column sums are summed across while the later
-// ones are still being written, and the next block's vertical pass starts as soon as the first
-// team is done. Named barriers (not __syncthreads) hand each team's rows over and back.
+// The Box alone at radius 2-16 in the 16-pixel class (compiled in) runs warp-specialised: its five
+// column warps run the vertical pass and kWsTeams teams of the other four warps the horizontal one,
+// each team on 16 / kWsTeams of the block's 16 output rows, so that the first rows' column sums are
+// summed across while the later ones are still being written, and the next block's vertical pass starts
+// as soon as the first team is done. Named barriers (not __syncthreads) hand each team's rows over and
+// back.
 template <int kHalo, int kR>
 constexpr bool kWarpSpecialized = kHalo == 16 && kR >= 2;
 constexpr int kWsTeams = 4;
