@@ -239,6 +239,9 @@ struct StreamGeom {
 // Channel lanes of one RGBA8 pixel: (R, B) as two 16-bit lanes, and G alone.
 __device__ __forceinline__ std::uint32_t lanes_rb(std::uint32_t p) { return p & 0x00ff00ffu; }
 __device__ __forceinline__ std::uint32_t lane_g(std::uint32_t p) { return __byte_perm(p, 0u, 0x4441u); }
+// G times 256 (its byte moved up one place, one PRMT as lane_g): the column sums of the radius 2-7
+// kernels, whose mean places each channel's quotient in its byte (box_stream_segment, kG8).
+__device__ __forceinline__ std::uint32_t lane_g8(std::uint32_t p) { return __byte_perm(p, 0u, 0x4414u); }
 
 } // namespace
 
@@ -272,6 +275,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     constexpr int kHRun = Shape<kHalo>::kHRun;
     constexpr int kDir = kUp ? -1 : 1;
     constexpr int kRowStep = kDir * kBoxW;
+    // Radius 2-7 compiled in: G's column sums are kept times 256, so that the mean of the packed
+    // horizontal sums places each channel's quotient in its byte with one instruction fewer.
+    constexpr bool kG8 = kR >= 2 && kR <= kMaxPackedRadius;
+    auto g_lane = [](std::uint32_t p) { return kG8 ? lane_g8(p) : lane_g(p); };
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
     auto* colsum = reinterpret_cast<uint2*>(base + std::size_t(g.ring_stages) * g.stage_bytes);
     constexpr bool kTmaOut = Shape<kHalo>::kTmaOut;
@@ -390,7 +397,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             const std::uint32_t p =
                 inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 0, 2 * R - 1)[lc];
             s_rb += lanes_rb(p);
-            s_g += lane_g(p);
+            s_g += g_lane(p);
         }
     }
 
@@ -446,7 +453,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 const std::uint32_t* ep = ring_row(e0) + lc;
                 auto step = [&](int j, std::uint32_t e, std::uint32_t l) {
                     s_rb = s_rb + lanes_rb(e) - lanes_rb(l);  // exact: every lane's result is in 0..65535
-                    s_g = s_g + lane_g(e) - lane_g(l);
+                    s_g = s_g + g_lane(e) - g_lane(l);
                     out[j * kCs] = make_uint2(s_rb, s_g);
                 };
                 // Warp-specialised, before output row j (j a multiple of kTeamRows past 0): the rows
@@ -598,8 +605,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     for (int i4 = 0; i4 < 4; ++i4) outv[4 * q + i4] = o[i4];
                 };
                 // The item's kHRun outputs: `step(e, l)` moves the window right by one (column sum e
-                // enters, l leaves), `sums()` gives the three channel sums (rounding bias included).
-                auto outputs = [&](auto&& step, auto&& sums) {
+                // enters, l leaves), `mean(alpha)` gives the output pixel of the current window.
+                auto outputs = [&](auto&& step, auto&& mean) {
 #pragma unroll
                     for (int q = 0; q < kHRun / 4; ++q) {
                         const uint4 c4 = centre[q];
@@ -610,8 +617,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                             const int i = 4 * q + i4;
                             // Column sum hx + i + 2R enters, hx + i - 1 leaves.
                             if (i > 0) step(cs_enter(i), cs(i - 1));
-                            const uint3 v = sums();
-                            o[i4] = pack(v.x, v.y, v.z, alpha[i4]);
+                            o[i4] = mean(alpha[i4]);
                         }
                         keep4(q, o);
                     }
@@ -620,7 +626,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // Whole box sums fit the 16-bit lanes: the window moves with one 3-input add per
                     // register, (R, B) in one and G in the other. Each lane's result lies in 0..65535
                     // after every step, so the borrows between lanes inside the add cancel exactly.
-                    std::uint32_t arb = g.half_n * 0x10001u, ag = g.half_n;  // + (n-1)/2 in each lane
+                    // + (n-1)/2 in each lane (times 256 in G's, see kG8).
+                    std::uint32_t arb = g.half_n * 0x10001u, ag = kG8 ? g.half_n << 8 : g.half_n;
 #pragma unroll
                     for (int t = 0; t <= 2 * R; ++t) {
                         const uint2 v = cs(t);
@@ -632,7 +639,31 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                             arb = arb + e.x - l.x;
                             ag = ag + e.y - l.y;
                         },
-                        [&] { return make_uint3(arb & 0xffffu, ag, arb >> 16); });
+                        [&](std::uint32_t alpha) {
+                            if constexpr (kG8) {
+                                // Each quotient lands in its byte: umulhi(256 sG, inv_n) is 256
+                                // floor(sG / n) plus less than 256, and umulhi of the whole (R, B)
+                                // register is 65536 floor(sB / n) plus less than 65536 (sB's
+                                // remainder gives at most (n - 1) 65536 / n, the R lane sR / n and
+                                // the multiplier's excess under 1, and sR + n < 65536 for every
+                                // radius here). 7 instructions per output (a mask, three
+                                // multiply-highs, three merges) instead of 8 (two unpacks, three
+                                // multiply-highs, three byte permutes); ptxas gave the 8-row r=4
+                                // kernel 64 registers instead of 75, and r=3 lost a 4-byte spill.
+                                // A/B in one run each (three pairs, 4K / 8K RGBA8 clamp, r=2-7):
+                                // H200 27.1-28.2 -> 26.9-27.7 us (run means 27.2-27.9 -> 27.1-27.4),
+                                // 8K unchanged (86.0-90.1); H100 30.6-32.3 -> 30.5-31.7, 8K r=5-7
+                                // 103.2-105.1 -> 102.7-103.8, r=2-4 unchanged.
+                                const std::uint32_t qr = __umulhi(arb & 0xffffu, g.inv_n);
+                                const std::uint32_t qg = __umulhi(ag, g.inv_n);
+                                const std::uint32_t qb = __umulhi(arb, g.inv_n);
+                                const std::uint32_t rg = (qg & 0xff00u) | qr;
+                                const std::uint32_t ba = (qb & 0x00ff0000u) | (alpha & 0xff00ffffu);
+                                return __byte_perm(rg, ba, 0x7610u);
+                            } else {
+                                return pack(arb & 0xffffu, ag, arb >> 16, alpha);
+                            }
+                        });
                 } else {
                     std::uint32_t ar = g.half_n, ag = g.half_n, ab = g.half_n;  // + (n-1)/2: round to nearest
                     // Start-up sum of the first output's 2R + 1 column sums, kGroup at a time: that many
@@ -671,7 +702,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                             ab += (d >> 16) - 0x8000u;
                             ag += e.y - l.y;
                         },
-                        [&] { return make_uint3(ar, ag, ab); });
+                        [&](std::uint32_t alpha) { return pack(ar, ag, ab, alpha); });
                 }
             }
             if (!tma_out) {
