@@ -651,9 +651,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                                 // multiply-highs, three byte permutes); ptxas gave the 8-row r=4
                                 // kernel 64 registers instead of 75, and r=3 lost a 4-byte spill.
                                 // A/B in one run each (three pairs, 4K / 8K RGBA8 clamp, r=2-7):
-                                // H200 27.1-28.2 -> 26.9-27.7 us (run means 27.2-27.9 -> 27.1-27.4),
-                                // 8K unchanged (86.0-90.1); H100 30.6-32.3 -> 30.5-31.7, 8K r=5-7
-                                // 103.2-105.1 -> 102.7-103.8, r=2-4 unchanged.
+                                // H100 30.6-32.3 -> 30.5-31.7 us, 8K r=5-7 103.2-105.1 ->
+                                // 102.7-103.8, r=2-4 unchanged; H200 within its noise (first
+                                // session 27.1-28.2 -> 26.9-27.7, a second one 27.3-27.9 ->
+                                // 26.9-28.3, run means 27.7 and 27.6; 8K unchanged, 86.0-90.1).
                                 const std::uint32_t qr = __umulhi(arb & 0xffffu, g.inv_n);
                                 const std::uint32_t qg = __umulhi(ag, g.inv_n);
                                 const std::uint32_t qb = __umulhi(arb, g.inv_n);
