@@ -197,6 +197,11 @@ __device__ __forceinline__ void swar4_lanes(const std::uint32_t (&c)[4], std::ui
     for (int i = 0; i < 4; ++i) out[i] = pack_low_bytes(reg(RB{}, i), g[i / 2], i % 2, c[i]);
 }
 
+// Lane `L` (0 or 1, known at compile time where inlined) of `w` as the float 2^23 + lane (its bits).
+__device__ __forceinline__ float lane_bits_float(std::uint32_t w, int L) {
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, L == 0 ? 0x7610u : 0x7632u));
+}
+
 // Lane `L` of `w` minus `bias`, as a float (exact: the lane is placed in the mantissa of 2^23).
 template <int L>
 __device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
@@ -559,7 +564,8 @@ struct UserKernel3Filter {
     // lanes cancel: the final lanes are in 0..65535), then per channel (scale / 2^s) S + 255 bias
     // in one FFMA (scale / 2^s exact), rounded to the byte by adding 2^23 (to nearest; the
     // reference rounds its float result half up: they can differ by 1 LSB within float error of
-    // a half, as the float window can) and clamped with two FMNMX.
+    // a half, as the float window can) and clamped with two FMNMX. Where the constant allows
+    // (`folded`), the lane's bias and the 2^23 are folded into that FFMA, which then rounds once.
     bool integer = false;
     int iw[9] = {};
     float int_scale = 0.0f;       // scale / 2^s
@@ -579,16 +585,36 @@ struct UserKernel3Filter {
             lane_bias = swar::both(255u * std::uint32_t(neg));
             int_scale = scale / m;
             integer = true;
+            const swar_math::UserIntegerFold fold =
+                swar_math::user_integer_fold(int_scale, 255.0f * bias, 255u * std::uint32_t(neg));
+            folded = fold.exact;
+            fold_k = fold.k;
         }
     }
+    // The finish as one FFMA on each lane's raw float bits (swar_math::user_integer_fold), where its
+    // constant is a float exactly; else the lane's bias subtracted and the result's 2^23 added in two
+    // FADD per channel. registers.cu runs the two in kernels of their own (Finish::UserIntegerFolded).
+    bool folded = false;
+    float fold_k = 0.0f;
     // The window's rows in this form are swar::Row, so one sum over G pairs gives the G of two
     // neighbouring outputs (9 multiply-adds for two outputs' G instead of 18).
+    // kFolded: the finish folded into one FFMA (`folded`): int_scale (2^23 + L) + fold_k for lane L, rounded
+    // once; else int_scale (L - fb) + 255 bias, then 2^23 added.
+    template <bool kFolded = false>
     __device__ __forceinline__ void swar4_integer(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                   const std::uint32_t (&c)[4],
                                                   std::uint32_t (&out)[4]) const {
         const float fb = float(lane_bias & 0xffffu);
         const float add = 255.0f * bias;
-        auto finish = [&](float sum) { return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f); };
+        auto finish = [&](float sum) {
+            if constexpr (kFolded) return swar::clamped_byte_bits(fmaf(int_scale, sum, fold_k));
+            else return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f);
+        };
+        // Lane L of w as the float finish takes it: 2^23 + L folded, L - fb otherwise.
+        auto lane = [&](std::uint32_t w, int L) {
+            if constexpr (kFolded) return swar::lane_bits_float(w, L);
+            else return L == 0 ? swar::lane_float<0>(w, fb) : swar::lane_float<1>(w, fb);
+        };
         // Sum over the 3x3 window of column pairs / columns starting at `k` (exact in the lanes).
         auto window = [&](auto sel, int k) {
             using S = decltype(sel);
@@ -606,9 +632,9 @@ struct UserKernel3Filter {
         for (int i = 0; i < 4; ++i) {
             const std::uint32_t x = window(swar::RB{}, i);
             const std::uint32_t gw = i < 2 ? g01 : g23;
-            const std::uint32_t r = finish(swar::lane_float<0>(x, fb));
-            const std::uint32_t g = finish(i % 2 == 0 ? swar::lane_float<0>(gw, fb) : swar::lane_float<1>(gw, fb));
-            const std::uint32_t bl = finish(swar::lane_float<1>(x, fb));
+            const std::uint32_t r = finish(lane(x, 0));
+            const std::uint32_t g = finish(lane(gw, i % 2));
+            const std::uint32_t bl = finish(lane(x, 1));
             out[i] = pixel::pack_unorm8(r, g, bl, c[i]);
         }
     }

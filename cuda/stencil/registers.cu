@@ -150,9 +150,10 @@ __device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
 // Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
 // alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
 // UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
-// weights allow, instead of its float window; UserPlanar: its float form one channel at a time
-// (UserKernel3Filter::planar4) for the other weights.
-enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger, UserPlanar };
+// weights allow, instead of its float window; UserIntegerFolded: the same with its finish folded
+// into one FFMA per channel where that is exact (UserKernel3Filter::folded); UserPlanar: its float
+// form one channel at a time (UserKernel3Filter::planar4) for the other weights.
+enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger, UserIntegerFolded, UserPlanar };
 
 template <class Filter, Finish kFinish, bool kOneAddress>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst,
@@ -163,7 +164,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     const auto& right = r.right;
     // The user kernel's one-address forms store a partial group out of line (store_partial).
     constexpr bool kPartialOutOfLine =
-        kOneAddress && (kFinish == Finish::UserInteger || kFinish == Finish::UserPlanar);
+        kOneAddress && (kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded ||
+                        kFinish == Finish::UserPlanar);
     auto store = [&](int y, const std::uint32_t (&out)[4]) {
         auto* o = row_ptr<PixelRGBA8>(dst, dst_pitch, y) + x;
         if (dst_vec && x + 3 < w) {
@@ -204,7 +206,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     // and (G of column k, G of column k + 1) 16-bit lanes (swar::Row); else
     // the float window of all channels (user kernels that neither form holds: a zero scale,
     // weights that are not finite). Three rows live either way.
-    constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger;
+    constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger ||
+                              kFinish == Finish::UserIntegerFolded;
     using Row = std::conditional_t<kInteger, swar::Row, float4[6]>;
     Row lanes[3];
     auto unpack_row = [&](int i, Row& d) {
@@ -224,6 +227,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
+        else if constexpr (kFinish == Finish::UserIntegerFolded)
+            f.template swar4_integer<true>(t, m, b, raw[step + 1], out);
         else if constexpr (kInteger) f.swar4(t, m, b, raw[step + 1], out);
         else window_outputs4<Filter>(f, lanes, step, out);
         finish4(f, out);
@@ -239,7 +244,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
 template <class Filter, Finish kFinish>
 inline constexpr bool kIssueHeavy =
     std::is_same_v<base_filter_t<Filter>, SobelFilter> || kFinish == Finish::SharpenFloat ||
-    kFinish == Finish::UserInteger || kFinish == Finish::UserPlanar;
+    kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
 
 // kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
 // others keep their code and registers (with it compiled in but off, the H100 ran the user
@@ -338,15 +343,22 @@ Result launch_registers(const LaunchArgs& a) {
                     using Dyadic = std::integral_constant<Finish, Finish::SharpenDyadic>;
                     using Float = std::integral_constant<Finish, Finish::SharpenFloat>;
                     using Integer = std::integral_constant<Finish, Finish::UserInteger>;
+                    using Folded = std::integral_constant<Finish, Finish::UserIntegerFolded>;
                     using Planar = std::integral_constant<Finish, Finish::UserPlanar>;
                     using Plain = std::integral_constant<Finish, Finish::Swar4>;
                     auto pick = [&] {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
                             return f.dyadic.p >= 0 ? variant(Dyadic{}) : variant(Float{});
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
-                            return f.integer         ? variant(Integer{})
-                                   : f.planar.usable ? variant(Planar{})
-                                                     : variant(Plain{});
+                            // The folded finish (two FADD per channel fewer) in the one-address
+                            // kernels only: the others (the H100's) spilled 8 bytes with it. H200,
+                            // A/B in one run (three pairs, the check suite's user 3x3 case): 4K
+                            // 24.4-24.6 -> 23.1-23.7 us (copy kernel 20.1-20.2), 8K 83.4-83.8 ->
+                            // 81.7-82.2.
+                            return f.integer && f.folded && one_address ? variant(Folded{})
+                                   : f.integer                               ? variant(Integer{})
+                                   : f.planar.usable                         ? variant(Planar{})
+                                                                             : variant(Plain{});
                         else
                             return variant(Plain{});
                     };

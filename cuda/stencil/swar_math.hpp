@@ -234,3 +234,61 @@ TL_SWAR_HD inline ItemPlace divide_item(int item, int groups, std::uint32_t magi
 }
 
 }  // namespace tl::cuda::swar_math
+
+namespace tl::cuda::swar_math {
+
+// The user 3x3 kernel's integer form finishes each channel as (scale / 2^s) S + 255 bias, rounded
+// to the byte over 2^23 (filters.cuh, UserKernel3Filter::swar4_integer), where S = L - fb for the
+// lane value L and the lanes' bias fb. The lane placed in a float's mantissa reads 2^23 + L, so
+//   int_scale (2^23 + L) + k  =  int_scale S + 255 bias + 2^23   for k = 2^23 + add - int_scale (2^23 + fb)
+// and one FFMA on the lane's raw bits does the finish, rounding once to the byte, where k is a float
+// exactly (add = 255 bias as the float product the device forms). user_integer_fold says whether it
+// is, from exact integer arithmetic on the three terms (each an integer times a power of two).
+struct UserIntegerFold {
+    bool exact = false;
+    float k = 0.0f;
+};
+inline UserIntegerFold user_integer_fold(float int_scale, float add, std::uint32_t fb) {
+    UserIntegerFold out;
+    if (!std::isfinite(int_scale) || !std::isfinite(add) || fb >= (1u << 23)) return out;
+    // Terms as integers times 2^-kUnit: int_scale = m 2^e (|m| < 2^24), add = a 2^f. Only moderate
+    // exponents are folded (others keep the two-step finish): every term then fits in 127 bits.
+    constexpr int kUnit = 60;
+    auto split = [](float v, std::int64_t& mant, int& exp) {
+        int e2 = 0;
+        const double fr = std::frexp(double(v), &e2);  // v = fr 2^e2, 0.5 <= |fr| < 1
+        mant = std::int64_t(std::ldexp(fr, 24));       // exact: a float has 24 significant bits
+        exp = e2 - 24;
+    };
+    std::int64_t m = 0, a = 0;
+    int e = 0, f = 0;
+    split(int_scale, m, e);
+    split(add, a, f);
+    if (int_scale != 0.0f && (e + kUnit < 0 || e > 16)) return out;  // |int_scale| < 2^40
+    if (add != 0.0f && (f + kUnit < 0 || f > 40)) return out;        // |add| < 2^64
+    __extension__ typedef __int128 i128;  // GCC and Clang (and nvcc's host side) have it; not ISO C++
+    const i128 two23 = i128(1) << (23 + kUnit);
+    const i128 term_add = add == 0.0f ? 0 : i128(a) << (f + kUnit);
+    const i128 term_scale = int_scale == 0.0f ? 0 : (i128(m) * i128((1u << 23) + fb)) << (e + kUnit);
+    i128 kk = two23 + term_add - term_scale;
+    // kk 2^-kUnit is a float exactly if its odd part has at most 24 bits (and it is in range).
+    if (kk == 0) {
+        out.exact = true;
+        return out;
+    }
+    const bool neg = kk < 0;
+    if (neg) kk = -kk;
+    int tz = 0;
+    while ((kk & 1) == 0) {
+        kk >>= 1;
+        ++tz;
+    }
+    if (kk >= (i128(1) << 24)) return out;
+    const double v = std::ldexp(double(std::int64_t(kk)), tz - kUnit);
+    if (!(std::fabs(v) < 1e30)) return out;
+    out.exact = true;
+    out.k = float(neg ? -v : v);
+    return out;
+}
+
+}  // namespace tl::cuda::swar_math

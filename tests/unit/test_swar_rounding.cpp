@@ -284,6 +284,48 @@ TEST(SwarRounding, SobelHalfMagnitudeMatchesTheExactResult) {
 // The registers kernels' item / groups (divide_item): exact for every item below 2^28 whatever
 // the divisor; checked at each divisor's multiples and their neighbours (where an estimate one
 // too large shows), at the largest items, and at random items.
+// The user 3x3 kernel's integer form folds its finish into one FFMA on the lane's raw float bits
+// (2^23 + L) where user_integer_fold finds the constant exact: then, for every 16-bit lane value,
+// that FFMA must give the float nearest int_scale (L - fb) + 255 bias + 2^23 exactly (computed here
+// in long double, exact for these weights). Among the cases: the check suite's "user 3x3" (halves
+// with bias 0.5: scale 1/2 after the shift), a Gaussian in sixteenths, an integer sharpen, and
+// constants that are no float (ninths; 3/64 with negative weights and a bias; 4 x (2^23 + 2040)
+// past 2^24), which keep the two-step finish.
+TEST(SwarRounding, UserIntegerFoldIsExactWhereTaken) {
+    struct Case {
+        float int_scale, bias;
+        std::uint32_t neg;  // sum of the negative integer weights' magnitudes
+        bool exact;
+    };
+    const Case cases[] = {{0.5f, 0.5f, 4, true},         {1.0f / 16.0f, 0.0f, 0, true},
+                          {1.0f, 0.0f, 4, true},         {1.0f / 9.0f, 0.0f, 0, false},
+                          {4.0f, 0.2f, 8, false},        {0.25f, -0.1f, 2, true},
+                          {3.0f / 64.0f, 0.0f, 0, true}, {3.0f / 64.0f, 0.25f, 12, false}};
+    for (const Case& c : cases) {
+        const float add = 255.0f * c.bias;
+        const std::uint32_t fb = 255u * c.neg;
+        const UserIntegerFold fold = user_integer_fold(c.int_scale, add, fb);
+        EXPECT_EQ(fold.exact, c.exact) << "int_scale " << c.int_scale << " bias " << c.bias;
+        if (!fold.exact) continue;
+        int two_step_differs = 0;
+        for (std::uint32_t lane = 0; lane <= 0xffffu; ++lane) {
+            const float bits = 8388608.0f + float(lane);  // exact
+            const float got = std::fmaf(c.int_scale, bits, fold.k);
+            const long double exact = (long double)c.int_scale * ((long double)lane - (long double)fb) +
+                                      (long double)add + 8388608.0L;
+            const float want = float(exact);
+            ASSERT_EQ(got, want) << "int_scale " << c.int_scale << " bias " << c.bias << " lane " << lane;
+            const float two_step = std::fmaf(c.int_scale, float(lane) - float(fb), add) + 8388608.0f;
+            two_step_differs += two_step != got;
+        }
+        std::printf("int_scale %g bias %g: the two-step finish differs at %d of 65536 lanes\n",
+                    double(c.int_scale), double(c.bias), two_step_differs);
+    }
+    // Out of the folded range: no fold, whatever the terms.
+    EXPECT_FALSE(user_integer_fold(1e30f, 0.0f, 0).exact);
+    EXPECT_FALSE(user_integer_fold(std::nanf(""), 0.0f, 0).exact);
+}
+
 TEST(SwarRounding, ItemDivisionIsExactBelowTheLimit) {
     std::mt19937 rng(7);
     const int limit = int(kItemDivisionLimit);
