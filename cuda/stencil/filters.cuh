@@ -205,8 +205,7 @@ __device__ __forceinline__ float lane_bits_float(std::uint32_t w, int L) {
 // Lane `L` of `w` minus `bias`, as a float (exact: the lane is placed in the mantissa of 2^23).
 template <int L>
 __device__ __forceinline__ float lane_float(std::uint32_t w, float bias) {
-    const std::uint32_t bits = __byte_perm(w, 0x4B000000u, L == 0 ? 0x7610u : 0x7632u);
-    return __uint_as_float(bits) - (8388608.0f + bias);
+    return lane_bits_float(w, L) - (8388608.0f + bias);
 }
 
 // `v` = 2^23 + a value already rounded to an integer (a float's unit there is 1), clamped to
