@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <type_traits>
 
 namespace tl::cuda::dev {
@@ -390,6 +391,7 @@ struct SharpenFilter {
     static constexpr int radius = 1;
     float amount;
     swar_math::SharpenDyadic dyadic{};  // set by with_filter: the integer finish where amount allows
+    swar_math::SharpenFloatFold fold{};  // set by with_filter for the other amounts: swar4_float_folded
     template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
         const float4 e = w(0, 0);
         const float4 blur = (1.0f / 16.0f) * ((w(-1, -1) + w(1, -1) + w(-1, 1) + w(1, 1)) +
@@ -470,6 +472,42 @@ struct SharpenFilter {
                 swar::clamp_pair(round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<0>(c[i])),
                                  round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<2>(c[i])));
             out[i] = swar::pack_low_bytes(rb, g[i / 2], i % 2, c[i]);
+        }
+    }
+    // swar4_float with the lane's FADD folded into the FFMA (swar_math::sharpen_float_fold, where
+    // `fold.taken`): the lanes hold D + fb, read under fold.lane_high as the float X + D, and the
+    // centre byte under fold.e_base, so fma(k, X + D, F0 + e) rounds e + k D (its rounding point
+    // moved by fold.shift, |shift| <= 2^-12 LSB) with the result's low 16 bits the signed value, as
+    // round_bits gives. One FADD per channel fewer (48 of a `registers` item's ~560 instructions);
+    // registers.cu runs it in a kernel of its own (Finish::SharpenFloatFolded).
+    __device__ __forceinline__ void swar4_float_folded(const swar::Row& t, const swar::Row& m, const swar::Row& b,
+                                                       const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+        const float k = amount * (1.0f / 16.0f);
+        const std::uint32_t bias = fold.lane_bias, high = fold.lane_high, e_base = fold.e_base;
+        swar::Cols v;
+        swar::col121(t, m, b, v);
+        auto lanes = [&](auto sel, int j) {  // D + fb in both lanes of the register whose window starts at column j
+            using S = decltype(sel);
+            const auto& V = S::of(v);
+            return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
+        };
+        // lane L of x under the high bits, times k, plus byte B of the centre under F0's bits
+        auto fin = [&](std::uint32_t x, int L, std::uint32_t centre, int B) {
+            const float xd = __uint_as_float(__byte_perm(x, high, L == 0 ? 0x7610u : 0x7632u));
+            const float e = __uint_as_float(__byte_perm(centre, e_base, 0x7650u | unsigned(B)));
+            return __float_as_uint(fmaf(k, xd, e));
+        };
+        std::uint32_t g[2];
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const std::uint32_t x = lanes(swar::GP{}, 2 * j);
+            g[j] = swar::clamp_pair(fin(x, 0, c[2 * j], 1), fin(x, 1, c[2 * j + 1], 1));
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const std::uint32_t x = lanes(swar::RB{}, i);
+            out[i] = swar::pack_low_bytes(swar::clamp_pair(fin(x, 0, c[i], 0), fin(x, 1, c[i], 2)), g[i / 2], i % 2,
+                                          c[i]);
         }
     }
 };
@@ -840,6 +878,18 @@ inline GaussianFilter make_gaussian_filter(float sigma) {
     return g;
 }
 
+// swar_math::sharpen_float_fold walks up to ~20 K candidates (~50 us at amount 5, host): kept per
+// thread for the last amount, which a bench or the UI launches again and again.
+inline swar_math::SharpenFloatFold cached_sharpen_float_fold(float amount) {
+    thread_local float last = std::numeric_limits<float>::quiet_NaN();
+    thread_local swar_math::SharpenFloatFold fold{};
+    if (!(amount == last)) {
+        fold = swar_math::sharpen_float_fold(amount);
+        last = amount;
+    }
+    return fold;
+}
+
 // Calls fn(functor) with the functor for these parameters (host side, before a launch), so a
 // mechanism instantiates its kernel once per filter type.
 template <class Fn>
@@ -852,6 +902,7 @@ decltype(auto) with_filter(const FilterParams& p, Fn&& fn) {
     case FilterKind::Sharpen: {
         SharpenFilter s{p.amount};
         s.dyadic = swar_math::sharpen_dyadic(p.amount);
+        if (s.dyadic.p < 0) s.fold = cached_sharpen_float_fold(p.amount);
         return fn(s);
     }
     case FilterKind::Emboss: return fn(EmbossFilter{});

@@ -147,13 +147,15 @@ __device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
     if (n > 3) o[3] = v.w;
 }
 
-// Which integer finish compute_item calls: the filter's swar4, or one of sharpen's two finishes
-// alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers).
+// Which integer finish compute_item calls: the filter's swar4, or one of sharpen's finishes
+// alone (a kernel with both branches of SharpenFilter::swar4 needed 96 registers);
+// SharpenFloatFolded: the float finish with its FADD folded into the FFMA
+// (SharpenFilter::swar4_float_folded), where sharpen_float_fold takes it.
 // UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
 // weights allow, instead of its float window; UserIntegerFolded: the same with its finish folded
 // into one FFMA per channel where that is exact (UserKernel3Filter::folded); UserPlanar: its float
 // form one channel at a time (UserKernel3Filter::planar4) for the other weights.
-enum class Finish { Swar4, SharpenDyadic, SharpenFloat, UserInteger, UserIntegerFolded, UserPlanar };
+enum class Finish { Swar4, SharpenDyadic, SharpenFloat, SharpenFloatFolded, UserInteger, UserIntegerFolded, UserPlanar };
 
 template <class Filter, Finish kFinish, bool kOneAddress>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst,
@@ -226,6 +228,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         const Row& b = lanes[(step + 2) % 3];
         if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
+        else if constexpr (kFinish == Finish::SharpenFloatFolded) f.swar4_float_folded(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::UserIntegerFolded)
             f.template swar4_integer<true>(t, m, b, raw[step + 1], out);
@@ -244,7 +247,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
 template <class Filter, Finish kFinish>
 inline constexpr bool kIssueHeavy =
     std::is_same_v<base_filter_t<Filter>, SobelFilter> || kFinish == Finish::SharpenFloat ||
-    kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
+    kFinish == Finish::SharpenFloatFolded || kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
 
 // kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
 // others keep their code and registers (with it compiled in but off, the H100 ran the user
@@ -334,7 +337,9 @@ Result launch_registers(const LaunchArgs& a) {
                     // the GPU asks for it.
                     auto variant = [&](auto finish) {
                         constexpr Finish kF = decltype(finish)::value;
-                        if constexpr (kIssueHeavy<F, kF>)
+                        if constexpr (kF == Finish::SharpenFloatFolded)  // picked with one_address only
+                            return stencil_registers_kernel<F, kF, true>;
+                        else if constexpr (kIssueHeavy<F, kF>)
                             return one_address ? stencil_registers_kernel<F, kF, true>
                                                : stencil_registers_kernel<F, kF, false>;
                         else
@@ -342,13 +347,18 @@ Result launch_registers(const LaunchArgs& a) {
                     };
                     using Dyadic = std::integral_constant<Finish, Finish::SharpenDyadic>;
                     using Float = std::integral_constant<Finish, Finish::SharpenFloat>;
+                    using FloatFolded = std::integral_constant<Finish, Finish::SharpenFloatFolded>;
                     using Integer = std::integral_constant<Finish, Finish::UserInteger>;
                     using Folded = std::integral_constant<Finish, Finish::UserIntegerFolded>;
                     using Planar = std::integral_constant<Finish, Finish::UserPlanar>;
                     using Plain = std::integral_constant<Finish, Finish::Swar4>;
                     auto pick = [&] {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
-                            return f.dyadic.p >= 0 ? variant(Dyadic{}) : variant(Float{});
+                            // The folded float finish (one FADD per channel fewer) in the
+                            // one-address kernels only, as the user kernel's below.
+                            return f.dyadic.p >= 0                 ? variant(Dyadic{})
+                                   : f.fold.taken && one_address ? variant(FloatFolded{})
+                                                                 : variant(Float{});
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
                             // The folded finish (two FADD per channel fewer) in the one-address
                             // kernels only: the others (the H100's) spilled 8 bytes with it. H200,

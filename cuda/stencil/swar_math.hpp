@@ -2,6 +2,7 @@
 // exhaustively: the multiply-shift division of box r=1 and the lane ranges each filter's bias keeps.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -90,6 +91,86 @@ TL_SWAR_HD constexpr std::uint32_t sharpen_dyadic_lane(std::uint32_t e, std::uin
     std::uint32_t x = s.centre * e + s.add - std::uint32_t(s.p) * blur16;
     x = x < s.lo ? s.lo : (x > s.hi ? s.hi : x);
     return (x >> s.shift) & 0xffu;
+}
+
+// Sharpen's float finish (any amount that is not dyadic, SharpenFilter::swar4_float) rounds
+// e + k D, k = amount / 16, over 1.5 x 2^23 with one FFMA per channel after an FADD that turns the
+// lane L = D + 4096 (its raw float bits 2^23 + L) into D. The fold drops that FADD: with the lane
+// placed under high bits that read 2^23 + 2^16 m (m = 0..127) and a lane bias fb, the raw bits
+// read X + D with X = 2^23 + 2^16 m + fb, and
+//   fma(k, X + D, F0 + e) = M + round(e + k D + delta),   delta = k X - (M - F0),
+// where F0 + e is the centre byte under F0's bits (one PRMT, as 1.5 x 2^23 + e is now: F0 a
+// multiple of 256 in [2^23, 2^24)) and M a multiple of 2^16, so that the result's low 16 bits are
+// the signed value, as over 1.5 x 2^23 (swar::clamp_pair reads them). k X is a multiple of 256 only
+// for few amounts, so the fold picks X (m and fb) where k X comes nearest one: delta moves the
+// rounding point by |delta| LSB, and the fold is taken where |delta| <= kSharpenFoldMaxShift
+// (0.3: 1.6e-5 LSB, the order of the reference's own float error; the amounts whose k has few
+// significant bits, such as 1.0625, have a coarse grid of k X and keep the FADD). The search walks
+// the multiples 256 n of [k 2^23, k 2^24] and takes the X nearest 256 n / k: one candidate per n,
+// the best for that n. Every product and difference is exact in double (k has 24 significant
+// bits, X 25).
+inline constexpr double kSharpenFoldMaxShift = 1.0 / 4096.0;
+struct SharpenFloatFold {
+    bool taken = false;
+    std::uint32_t lane_high = 0;  // bits of 2^23 + 2^16 m: the lane goes in its low 16 bits
+    std::uint32_t lane_bias = 0;  // fb in both 16-bit lanes
+    std::uint32_t e_base = 0;     // bits of F0: the centre byte goes in its low byte
+    double shift = 0.0;           // delta, in LSB
+};
+inline SharpenFloatFold sharpen_float_fold(float amount) {
+    SharpenFloatFold out;
+    const float k = amount * (1.0f / 16.0f);
+    if (!(k > 0.0f) || !(amount <= 16.0f)) return out;
+    const double kd = double(k);
+    constexpr double two23 = 8388608.0, two24 = 16777216.0;
+    constexpr long long kMaxD = 3060;  // |16 e - blur16|
+    double best = 1.0;
+    long long best_x = 0, best_n = 0;
+    const long long n_lo = (long long)std::ceil(kd * two23 / 256.0), n_hi = (long long)std::floor(kd * two24 / 256.0);
+    for (long long n = n_lo < 1 ? 1 : n_lo; n <= n_hi; ++n) {
+        const long long x = (long long)std::nearbyint(256.0 * double(n) / kd);
+        const long long fb = x & 0xffff;
+        if (x < (1ll << 23) || x >= (1ll << 24) || fb < kMaxD || fb > 0xffff - kMaxD) continue;
+        const double delta = kd * double(x) - 256.0 * double(n);
+        if (std::fabs(delta) < std::fabs(best)) {
+            best = delta;
+            best_x = x;
+            best_n = n;
+        }
+    }
+    if (!(std::fabs(best) <= kSharpenFoldMaxShift)) return out;
+    // M: the first multiple of 2^16 that leaves F0 = M - 256 n >= 2^23, and 2^15 either side of it
+    // inside [2^23, 2^24) (|e + k D| <= 255 + 5 x 3060 / 16 < 2^15).
+    const long long m_val = std::max((1ll << 23) + (1ll << 16), ((1ll << 23) + 256 * best_n + 0xffff) & ~0xffffll);
+    const long long f0 = m_val - 256 * best_n;
+    if (m_val + (1ll << 15) > (1ll << 24) || f0 < (1ll << 23) || f0 > (1ll << 24) - 256) return out;
+    auto bits = [](float v) {
+        std::uint32_t u = 0;
+        std::memcpy(&u, &v, sizeof u);
+        return u;
+    };
+    out.taken = true;
+    out.lane_high = bits(float(best_x & ~0xffffll));
+    const std::uint32_t fb = std::uint32_t(best_x & 0xffff);
+    out.lane_bias = fb | (fb << 16);
+    out.e_base = bits(float(f0));
+    out.shift = best;
+    return out;
+}
+
+// The folded finish of one channel as the device computes it (host twin for the tests): the
+// clamped byte for centre e and D = 16 e - blur16.
+inline std::uint32_t sharpen_float_folded_lane(std::uint32_t e, int d, float amount, const SharpenFloatFold& f) {
+    const std::uint32_t lane = (f.lane_bias & 0xffffu) + std::uint32_t(d);  // D + fb, in [0, 2^16)
+    float v = 0.0f, c = 0.0f;
+    const std::uint32_t vb = f.lane_high | (lane & 0xffffu), cb = f.e_base | e;
+    std::memcpy(&v, &vb, sizeof v);
+    std::memcpy(&c, &cb, sizeof c);
+    const float r = std::fmaf(amount * (1.0f / 16.0f), v, c);
+    std::uint32_t rb = 0;
+    std::memcpy(&rb, &r, sizeof rb);
+    const int s = int(std::int16_t(std::uint16_t(rb & 0xffffu)));
+    return std::uint32_t(s < 0 ? 0 : (s > 255 ? 255 : s));
 }
 
 } // namespace tl::cuda::swar_math

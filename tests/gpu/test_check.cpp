@@ -132,6 +132,21 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     run_matrix(cfg);
 }
 
+// Sharpen's RGBA8 finishes on every mechanism: the dyadic integer one (1.5), the float one with
+// its FADD folded into the FFMA (0.3, 4.9 and 0.001: registers on GPUs with the one-address kernels,
+// swar_math::sharpen_float_fold) and the two-step float one where the fold is not taken (1.0625).
+TEST(CheckMatrixSharpen, EveryFinishMatchesReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{17, 9}, {129, 65}, {40, 70}};
+    cfg.cases.clear();
+    for (float amount : {1.5f, 0.3f, 4.9f, 0.001f, 1.0625f}) {
+        tl::FilterParams p{.kind = tl::FilterKind::Sharpen};
+        p.amount = amount;
+        cfg.cases.push_back({"sharpen a=" + std::to_string(amount), p});
+    }
+    run_matrix(cfg);
+}
+
 // 8K: the Gaussian stream's segment plan there is a resident wave of long segments and a tail of
 // short ones (tile_planner's plan_stream_segments); 4K and the small sizes only cut evenly. The
 // Gaussian cases of the two-block and four-block windows (sigma 0.5 and 3) on tma, clamp and

@@ -133,6 +133,47 @@ TEST(SwarRounding, SharpenDyadicFinishIsExactWhereItIsUsed) {
     EXPECT_GT(accepted, 3);
 }
 
+// Sharpen's folded float finish (swar_math::sharpen_float_fold, the device's FFMA on the lane's raw
+// bits): where the fold is taken, for every centre byte e and every D = 16 e - blur16 in range, the
+// byte is the exact clamp(e + k D) rounded to nearest (computed here in double: k D is exact there),
+// except where e + k D lies within the fold's shift of a half, where it may be either neighbour.
+// Amounts whose k has few significant bits (1.0625 = 17 / 16) or too few candidates (0.05) keep the
+// two-step finish.
+TEST(SwarRounding, SharpenFloatFoldMovesTheRoundingPointByItsShiftOnly) {
+    const float taken[] = {0.3f, 0.7f, 1.2f, 2.2f, 3.3f, 4.9f, 0.011f, 0.001f};
+    for (float amount : taken) {
+        const SharpenFloatFold f = sharpen_float_fold(amount);
+        ASSERT_TRUE(f.taken) << amount;
+        ASSERT_LE(std::fabs(f.shift), kSharpenFoldMaxShift) << amount;
+        ASSERT_EQ(f.lane_bias >> 16, f.lane_bias & 0xffffu) << amount;  // the same fb in both lanes
+        ASSERT_EQ(f.lane_high & 0xffffu, 0u) << amount;
+        ASSERT_EQ(f.e_base & 0xffu, 0u) << amount;
+        const double k = double(amount * (1.0f / 16.0f));
+        long near_half = 0, two_step_differs = 0;
+        for (int e = 0; e <= 255; ++e)
+            for (int d = -3060; d <= 3060; ++d) {
+                const double exact = double(e) + k * double(d);
+                const double lo = std::floor(exact), frac = exact - lo;
+                auto clamp = [](double v) { return std::uint32_t(v < 0 ? 0 : (v > 255 ? 255 : v)); };
+                const std::uint32_t got = sharpen_float_folded_lane(std::uint32_t(e), d, amount, f);
+                if (std::fabs(frac - 0.5) <= std::fabs(f.shift)) {
+                    ++near_half;
+                    ASSERT_TRUE(got == clamp(lo) || got == clamp(lo + 1.0)) << amount << " " << e << " " << d;
+                } else {
+                    ASSERT_EQ(got, clamp(frac < 0.5 ? lo : lo + 1.0)) << "amount " << amount << " e " << e << " D " << d;
+                }
+                const float two_step = std::fmaf(amount * (1.0f / 16.0f), float(d), 12582912.0f + float(e));
+                two_step_differs += got != clamp(double(two_step) - 12582912.0);
+            }
+        std::printf("amount %g: shift %.3g LSB, %ld (e, D) within it of a half, %ld differ from the two-step finish\n",
+                    double(amount), f.shift, near_half, two_step_differs);
+    }
+    EXPECT_FALSE(sharpen_float_fold(1.0625f).taken);
+    EXPECT_FALSE(sharpen_float_fold(0.05f).taken);
+    EXPECT_FALSE(sharpen_float_fold(0.0f).taken);
+    EXPECT_FALSE(sharpen_float_fold(std::nanf("")).taken);
+}
+
 // One window of N bytes through the planar form against the exact result scale * sum(w p) + 255
 // bias rounded half up: within 1 LSB, and exact where the exact value lies away from a half by
 // more than the float error of the sum. Returns whether it was away from a half.
