@@ -337,7 +337,8 @@ Result launch_registers(const LaunchArgs& a) {
                     // the GPU asks for it.
                     auto variant = [&](auto finish) {
                         constexpr Finish kF = decltype(finish)::value;
-                        if constexpr (kF == Finish::SharpenFloatFolded)  // picked with one_address only
+                        // The folded finishes are picked with one_address only: no kernel without it.
+                        if constexpr (kF == Finish::SharpenFloatFolded || kF == Finish::UserIntegerFolded)
                             return stencil_registers_kernel<F, kF, true>;
                         else if constexpr (kIssueHeavy<F, kF>)
                             return one_address ? stencil_registers_kernel<F, kF, true>
