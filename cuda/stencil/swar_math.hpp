@@ -126,7 +126,8 @@ inline SharpenFloatFold sharpen_float_fold(float amount) {
     constexpr long long kMaxD = 3060;  // |16 e - blur16|
     double best = 1.0;
     long long best_x = 0, best_n = 0;
-    const long long n_lo = (long long)std::ceil(kd * two23 / 256.0), n_hi = (long long)std::floor(kd * two24 / 256.0);
+    const long long n_lo = (long long)std::ceil(kd * two23 / 256.0),
+                    n_hi = (long long)std::floor(kd * two24 / 256.0);
     for (long long n = n_lo < 1 ? 1 : n_lo; n <= n_hi; ++n) {
         const long long x = (long long)std::nearbyint(256.0 * double(n) / kd);
         const long long fb = x & 0xffff;
@@ -141,7 +142,8 @@ inline SharpenFloatFold sharpen_float_fold(float amount) {
     if (!(std::fabs(best) <= kSharpenFoldMaxShift)) return out;
     // M: the first multiple of 2^16 that leaves F0 = M - 256 n >= 2^23, and 2^15 either side of it
     // inside [2^23, 2^24) (|e + k D| <= 255 + 5 x 3060 / 16 < 2^15).
-    const long long m_val = std::max((1ll << 23) + (1ll << 16), ((1ll << 23) + 256 * best_n + 0xffff) & ~0xffffll);
+    const long long m_val =
+        std::max((1ll << 23) + (1ll << 16), ((1ll << 23) + 256 * best_n + 0xffff) & ~0xffffll);
     const long long f0 = m_val - 256 * best_n;
     if (m_val + (1ll << 15) > (1ll << 24) || f0 < (1ll << 23) || f0 > (1ll << 24) - 256) return out;
     auto bits = [](float v) {
@@ -160,7 +162,8 @@ inline SharpenFloatFold sharpen_float_fold(float amount) {
 
 // The folded finish of one channel as the device computes it (host twin for the tests): the
 // clamped byte for centre e and D = 16 e - blur16.
-inline std::uint32_t sharpen_float_folded_lane(std::uint32_t e, int d, float amount, const SharpenFloatFold& f) {
+inline std::uint32_t sharpen_float_folded_lane(std::uint32_t e, int d, float amount,
+                                               const SharpenFloatFold& f) {
     const std::uint32_t lane = (f.lane_bias & 0xffffu) + std::uint32_t(d);  // D + fb, in [0, 2^16)
     float v = 0.0f, c = 0.0f;
     const std::uint32_t vb = f.lane_high | (lane & 0xffffu), cb = f.e_base | e;

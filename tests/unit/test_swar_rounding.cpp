@@ -160,13 +160,16 @@ TEST(SwarRounding, SharpenFloatFoldMovesTheRoundingPointByItsShiftOnly) {
                     ++near_half;
                     ASSERT_TRUE(got == clamp(lo) || got == clamp(lo + 1.0)) << amount << " " << e << " " << d;
                 } else {
-                    ASSERT_EQ(got, clamp(frac < 0.5 ? lo : lo + 1.0)) << "amount " << amount << " e " << e << " D " << d;
+                    ASSERT_EQ(got, clamp(frac < 0.5 ? lo : lo + 1.0))
+                        << "amount " << amount << " e " << e << " D " << d;
                 }
                 const float two_step = std::fmaf(amount * (1.0f / 16.0f), float(d), 12582912.0f + float(e));
                 two_step_differs += got != clamp(double(two_step) - 12582912.0);
             }
-        std::printf("amount %g: shift %.3g LSB, %ld (e, D) within it of a half, %ld differ from the two-step finish\n",
-                    double(amount), f.shift, near_half, two_step_differs);
+        std::printf(
+            "amount %g: shift %.3g LSB, %ld (e, D) within it of a half, %ld differ from the two-step "
+            "finish\n",
+            double(amount), f.shift, near_half, two_step_differs);
     }
     EXPECT_FALSE(sharpen_float_fold(1.0625f).taken);
     EXPECT_FALSE(sharpen_float_fold(0.05f).taken);
