@@ -480,13 +480,15 @@ struct SharpenFilter {
     // moved by fold.shift, |shift| <= 2^-12 LSB) with the result's low 16 bits the signed value, as
     // round_bits gives. One FADD per channel fewer (48 of a `registers` item's ~560 instructions);
     // registers.cu runs it in a kernel of its own (Finish::SharpenFloatFolded).
-    __device__ __forceinline__ void swar4_float_folded(const swar::Row& t, const swar::Row& m, const swar::Row& b,
-                                                       const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
+    __device__ __forceinline__ void swar4_float_folded(const swar::Row& t, const swar::Row& m,
+                                                       const swar::Row& b, const std::uint32_t (&c)[4],
+                                                       std::uint32_t (&out)[4]) const {
         const float k = amount * (1.0f / 16.0f);
         const std::uint32_t bias = fold.lane_bias, high = fold.lane_high, e_base = fold.e_base;
         swar::Cols v;
         swar::col121(t, m, b, v);
-        auto lanes = [&](auto sel, int j) {  // D + fb in both lanes of the register whose window starts at column j
+        // D + fb in both lanes of the register whose window starts at column j
+        auto lanes = [&](auto sel, int j) {
             using S = decltype(sel);
             const auto& V = S::of(v);
             return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
@@ -506,8 +508,8 @@ struct SharpenFilter {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const std::uint32_t x = lanes(swar::RB{}, i);
-            out[i] = swar::pack_low_bytes(swar::clamp_pair(fin(x, 0, c[i], 0), fin(x, 1, c[i], 2)), g[i / 2], i % 2,
-                                          c[i]);
+            out[i] = swar::pack_low_bytes(swar::clamp_pair(fin(x, 0, c[i], 0), fin(x, 1, c[i], 2)), g[i / 2],
+                                          i % 2, c[i]);
         }
     }
 };

@@ -155,7 +155,15 @@ __device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
 // weights allow, instead of its float window; UserIntegerFolded: the same with its finish folded
 // into one FFMA per channel where that is exact (UserKernel3Filter::folded); UserPlanar: its float
 // form one channel at a time (UserKernel3Filter::planar4) for the other weights.
-enum class Finish { Swar4, SharpenDyadic, SharpenFloat, SharpenFloatFolded, UserInteger, UserIntegerFolded, UserPlanar };
+enum class Finish {
+    Swar4,
+    SharpenDyadic,
+    SharpenFloat,
+    SharpenFloatFolded,
+    UserInteger,
+    UserIntegerFolded,
+    UserPlanar
+};
 
 template <class Filter, Finish kFinish, bool kOneAddress>
 __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r, void* dst,
@@ -228,7 +236,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         const Row& b = lanes[(step + 2) % 3];
         if constexpr (kFinish == Finish::SharpenDyadic) f.swar4_dyadic(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::SharpenFloat) f.swar4_float(t, m, b, raw[step + 1], out);
-        else if constexpr (kFinish == Finish::SharpenFloatFolded) f.swar4_float_folded(t, m, b, raw[step + 1], out);
+        else if constexpr (kFinish == Finish::SharpenFloatFolded)
+            f.swar4_float_folded(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::UserInteger) f.swar4_integer(t, m, b, raw[step + 1], out);
         else if constexpr (kFinish == Finish::UserIntegerFolded)
             f.template swar4_integer<true>(t, m, b, raw[step + 1], out);
@@ -247,7 +256,8 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
 template <class Filter, Finish kFinish>
 inline constexpr bool kIssueHeavy =
     std::is_same_v<base_filter_t<Filter>, SobelFilter> || kFinish == Finish::SharpenFloat ||
-    kFinish == Finish::SharpenFloatFolded || kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
+    kFinish == Finish::SharpenFloatFolded || kFinish == Finish::UserInteger ||
+    kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
 
 // kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
 // others keep their code and registers (with it compiled in but off, the H100 ran the user
@@ -357,7 +367,7 @@ Result launch_registers(const LaunchArgs& a) {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
                             // The folded float finish (one FADD per channel fewer) in the
                             // one-address kernels only, as the user kernel's below.
-                            return f.dyadic.p >= 0                 ? variant(Dyadic{})
+                            return f.dyadic.p >= 0               ? variant(Dyadic{})
                                    : f.fold.taken && one_address ? variant(FloatFolded{})
                                                                  : variant(Float{});
                         else if constexpr (std::is_same_v<base_filter_t<F>, UserKernel3Filter>)
