@@ -441,6 +441,14 @@ struct SharpenFilter {
     // where e + k D lies within float error of a half), and the result's low 16 bits are the
     // signed value (|e + k D| <= 255 + 5 x 3060 / 16: amount <= 5), clamped two channels at a time by
     // swar::clamp_pair.
+    // D + bias (D = 16 e - blur16, from the column sums v = top + 2 mid + bottom) in both lanes of
+    // the register whose window starts at column j (S = swar::RB or swar::GP), for the float finishes.
+    template <class S>
+    __device__ __forceinline__ static std::uint32_t d_lanes(const swar::Cols& v, const swar::Row& m, S, int j,
+                                                            std::uint32_t bias) {
+        const auto& V = S::of(v);
+        return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
+    }
     __device__ __forceinline__ static std::uint32_t round_bits(float k, float d, float e_magic) {
         return __float_as_uint(fmaf(k, d, e_magic));
     }
@@ -451,12 +459,7 @@ struct SharpenFilter {
         const float k = amount * (1.0f / 16.0f);
         swar::Cols v;
         swar::col121(t, m, b, v);
-        // D + bias in both lanes of the register whose window starts at column j
-        auto lanes = [&](auto sel, int j) {
-            using S = decltype(sel);
-            const auto& V = S::of(v);
-            return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
-        };
+        auto lanes = [&](auto sel, int j) { return d_lanes(v, m, sel, j, bias); };
         std::uint32_t g[2];  // the clamped G of outputs 0, 1 and 2, 3
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
@@ -487,12 +490,7 @@ struct SharpenFilter {
         const std::uint32_t bias = fold.lane_bias, high = fold.lane_high, e_base = fold.e_base;
         swar::Cols v;
         swar::col121(t, m, b, v);
-        // D + fb in both lanes of the register whose window starts at column j
-        auto lanes = [&](auto sel, int j) {
-            using S = decltype(sel);
-            const auto& V = S::of(v);
-            return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
-        };
+        auto lanes = [&](auto sel, int j) { return d_lanes(v, m, sel, j, bias); };  // D + fb
         // lane L of x under the high bits, times k, plus byte B of the centre under F0's bits
         auto fin = [&](std::uint32_t x, int L, std::uint32_t centre, int B) {
             const float xd = __uint_as_float(__byte_perm(x, high, L == 0 ? 0x7610u : 0x7632u));
