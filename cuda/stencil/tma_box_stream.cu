@@ -24,7 +24,8 @@
 //   radius 8-16 (2-16 where the GPU's DRAM outpaces its SMs, see launch_box_stream; 16-row blocks,
 //   the 16-pixel halo class): the passes run side by side in warps of their own (kWarpSpecialized), the
 //   horizontal items in four teams of 4 rows, each block's column sums handed to each team and
-//   back by named barriers instead of the two __syncthreads
+//   back by named barriers instead of the two __syncthreads (radius 2-7: team 0's rows double-
+//   buffered, see kWsDoubleTeam0)
 //   the producer thread (thread 0 in the 16-pixel class, else the first with no horizontal item: see
 //   kProducer) refills ring stages no later output row
 //   reads (the ring holds the 2R + kBlockRows + 1 rows one block reads, plus `stages` - 1 stages in
@@ -220,6 +221,23 @@ static_assert(kWsTeams == 4, "the stride and skew above are for teams of 4 rows"
 // Named barriers: team h's rows of the column sums are full / free again.
 __host__ __device__ constexpr int bar_full(int h) { return 1 + h; }
 __host__ __device__ constexpr int bar_free(int h) { return 1 + kWsTeams + h; }
+constexpr int kWsTeamRows = 16 / kWsTeams;
+// Radius 2-7 (warp-specialised where the GPU's DRAM outpaces its SMs, the H200): team 0's rows of
+// the column sums are double-buffered (odd blocks write them to rows 16 .. 19), so that the column
+// warps start a block once team 0 is done with the block before the previous one, not with the
+// previous one. ncu (H200, 4K r=4) had put 18 % of the stall samples on the column warps' wait for
+// team 0 at each block's start and 14 % on the teams' waits for their rows. Odd blocks hand team
+// 0's rows over on barriers of their own, so that no barrier ever has two arrivals of one side
+// outstanding. H200, A/B in one run (three pairs, copy kernel 19.8-20.2 us): 4K r=2-7 27.2-28.3 ->
+// 25.9-27.2 us, 8K within +-1.5 (r=2-4 -0.4..+0.6, r=5-7 +0.2..+1.5). Radius 8 went 28.0-28.7 ->
+// 27.0-27.5 at 4K but 91.8-92.6 -> 93.0-93.9 at 8K, and runs this form on every GPU (the H100's
+// unmeasured), so it keeps one buffer; above it the extra 5.6 KB would cost a CTA per SM (74 KB of
+// ring and column sums at radius 9-16).
+template <int kHalo, int kR>
+constexpr bool kWsDoubleTeam0 = kWarpSpecialized<kHalo, kR> && kR <= 7;
+__host__ __device__ constexpr int bar_full0_odd() { return 1 + 2 * kWsTeams; }
+__host__ __device__ constexpr int bar_free0_odd() { return 2 + 2 * kWsTeams; }
+static_assert(bar_free0_odd() < 16, "16 named barriers");
 
 struct StreamGeom {
     int width, height, radius;
@@ -268,6 +286,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                                                    std::uint64_t* full, SegmentRows seg_rows) {
     constexpr int kBoxW = Shape<kHalo>::kBoxW;
     constexpr bool kWs = kWarpSpecialized<kHalo, kR>;
+    constexpr bool kDouble0 = kWsDoubleTeam0<kHalo, kR>;
     constexpr int kCs = kWs ? kWsCsStride : Shape<kHalo>::kCsStride;
     // Column-sum index of column c (skewed in the warp-specialised form, see kWsCsStride).
     constexpr auto cs_index = [](int c) { return kWs ? c + 2 * (c >> 4) : c; };
@@ -432,15 +451,20 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // the previous block's centre rows, from B (k - 1) + R + 4 >= Bk - 10 on (R >= 2): in
                 // stage k - 1 at most, which stays. (Freeing stage k - 1 too where R >= 12, with row
                 // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
-                if (k > 0) {
-                    named_sync(bar_free(0), kWsBarThreads);
+                // kDouble0: team 0 done with block k - 2 (its rows of block k are the other buffer's);
+                // the refill frees the same stages (no reader of block k - 1 reads below it).
+                if (kDouble0 ? k > 1 : k > 0) {
+                    named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
                     if (tid == kProducer) refill(k * kBlockRows - 1);
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
             if constexpr (kRole != 2) wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
             if (kRole != 2 && has_col) {
-                uint2* out = colsum + cs_index(tid);
+                // Team 0's rows of an odd block (kDouble0): rows kBlockRows .. kBlockRows + kTeamRows - 1
+                // (`out` moves back by odd_shift at the hand-over to team 1).
+                const int odd_shift = kDouble0 && (k & 1) ? kBlockRows * kCs : 0;
+                uint2* out = colsum + cs_index(tid) + odd_shift;
                 const bool inside =
                     g.border == Border::Zero ||
                     rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
@@ -462,7 +486,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 auto handover = [&](int j) {
                     if constexpr (kWs) {
                         if (j > 0 && j % kTeamRows == 0) {
-                            named_arrive(bar_full(j / kTeamRows - 1), kWsBarThreads);
+                            if (kDouble0 && j == kTeamRows) out -= odd_shift;
+                            named_arrive(kDouble0 && j == kTeamRows && (k & 1) ? bar_full0_odd()
+                                                                               : bar_full(j / kTeamRows - 1),
+                                         kWsBarThreads);
                             if (k > 0) named_sync(bar_free(j / kTeamRows), kWsBarThreads);
                         }
                     }
@@ -532,7 +559,9 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 continue;  // on to the next block
             }
             if constexpr (kRole == 2) {
-                named_sync(bar_full(team), kWsBarThreads);  // this team's column sums are in
+                // this team's column sums are in
+                named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
+                           kWsBarThreads);
                 // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
                 wait_through((k * kBlockRows + R + kBlockRows - 1) / kStageRows);
             } else {
@@ -554,7 +583,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             std::uint32_t outv[kHRun];
             if (active) {
                 // Column-sum index c is column x0 - R + c: output x0 + hx reads indices hx .. hx + 2R.
-                const uint2* row = colsum + hj * kCs + cs_index(hx);
+                const uint2* row = colsum + hj * kCs + cs_index(hx) +
+                                   (kDouble0 && team == 0 && (k & 1) ? kBlockRows * kCs : 0);
                 [[maybe_unused]] const uint2* enter = row + 2 * R;
                 // Column sum hx + t (hx is a multiple of 16: the skew adds up). Warp-specialised: read
                 // in 16-byte pairs (t rounded down to even), each pair once.
@@ -772,7 +802,12 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             if constexpr (kRole == 2) {
                 // The team's column sums and centre rows are free again (for a next block only: every
                 // arrival has its wait).
-                if (k + 1 < blocks) named_arrive(bar_free(team), kWsBarThreads);
+                // (kDouble0: team 0's arrival after block k is waited for at block k + 2.)
+                if (kDouble0 && team == 0) {
+                    if (k + 2 < blocks) named_arrive((k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
+                } else if (k + 1 < blocks) {
+                    named_arrive(bar_free(team), kWsBarThreads);
+                }
                 continue;
             }
             // This thread's writes of the output block, before the TMA store (async proxy) reads them.
@@ -856,6 +891,17 @@ __global__ void __launch_bounds__(kWsThreads)
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
+// The same held to 3 CTAs per SM (72 registers), for radius 3: unbounded, ptxas gave its
+// double-buffered form (kWsDoubleTeam0) 56 registers and 32 bytes of spill (H200 4K 30.1-30.2 us
+// against 26.3-26.8 at radius 2 and 4; bounded, 25.9-26.5); bounding every radius so, radius 2
+// and 13-16 spilled 16-32 bytes instead.
+template <class Filter, int kHalo, int kR>
+__global__ void __launch_bounds__(kWsThreads, 3)
+    stencil_tma_kernel_box_stream_ws3(const __grid_constant__ CUtensorMap src_map,
+                                      const __grid_constant__ CUtensorMap dst_map,
+                                      const __grid_constant__ Filter filter, const StreamGeom g) {
+    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+}
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
 template <class Filter>
 constexpr bool arithmetic_chain() {
@@ -923,12 +969,15 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
+            else if constexpr (kWs && kKernelR == 3)
+                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR>;
             else if constexpr (kWs)
                 return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
         }();
         constexpr std::size_t colsum_bytes =
-            std::size_t(kBlockRows) * std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
+            std::size_t(kBlockRows + (kWsDoubleTeam0<kHalo, kKernelR> ? kWsTeamRows : 0)) *
+            std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
         auto smem_for = [&](int k) {
             return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign;
         };
