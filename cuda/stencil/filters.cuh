@@ -198,9 +198,10 @@ __device__ __forceinline__ void swar4_lanes(const std::uint32_t (&c)[4], std::ui
     for (int i = 0; i < 4; ++i) out[i] = pack_low_bytes(reg(RB{}, i), g[i / 2], i % 2, c[i]);
 }
 
-// Lane `L` (0 or 1, known at compile time where inlined) of `w` as the float 2^23 + lane (its bits).
-__device__ __forceinline__ float lane_bits_float(std::uint32_t w, int L) {
-    return __uint_as_float(__byte_perm(w, 0x4B000000u, L == 0 ? 0x7610u : 0x7632u));
+// Lane `L` (0 or 1, known at compile time where inlined) of `w` under the high 16 bits of `high`,
+// as a float: 2^23 + lane for the default 0x4B000000 (its bits).
+__device__ __forceinline__ float lane_bits_float(std::uint32_t w, int L, std::uint32_t high = 0x4B000000u) {
+    return __uint_as_float(__byte_perm(w, high, L == 0 ? 0x7610u : 0x7632u));
 }
 
 // Lane `L` of `w` minus `bias`, as a float (exact: the lane is placed in the mantissa of 2^23).
@@ -435,47 +436,57 @@ struct SharpenFilter {
             return swar::min2(swar::max2(x, lo), hi) >> sh;
         });
     }
+    // The float finishes' frame: the blur's column sums, D + bias (D = 16 e - blur16) in both lanes
+    // of each register whose window starts at column j, and each channel rounded by
+    // fin(x, L, centre, B) (lane L of x, byte B of the centre pixel: integral constants) to a float
+    // whose low 16 bits are the signed value, clamped two channels at a time by swar::clamp_pair and
+    // packed.
+    template <class Fin>
+    __device__ __forceinline__ static void float_finish4(const swar::Row& t, const swar::Row& m,
+                                                         const swar::Row& b, const std::uint32_t (&c)[4],
+                                                         std::uint32_t (&out)[4], std::uint32_t bias,
+                                                         const Fin& fin) {
+        using I0 = std::integral_constant<int, 0>;
+        using I1 = std::integral_constant<int, 1>;
+        using I2 = std::integral_constant<int, 2>;
+        swar::Cols v;
+        swar::col121(t, m, b, v);
+        auto lanes = [&](auto sel, int j) {
+            using S = decltype(sel);
+            const auto& V = S::of(v);
+            return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
+        };
+        std::uint32_t g[2];  // the clamped G of outputs 0, 1 and 2, 3
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const std::uint32_t x = lanes(swar::GP{}, 2 * j);
+            g[j] = swar::clamp_pair(fin(x, I0{}, c[2 * j], I1{}), fin(x, I1{}, c[2 * j + 1], I1{}));
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const std::uint32_t x = lanes(swar::RB{}, i);
+            const std::uint32_t rb = swar::clamp_pair(fin(x, I0{}, c[i], I0{}), fin(x, I1{}, c[i], I2{}));
+            out[i] = swar::pack_low_bytes(rb, g[i / 2], i % 2, c[i]);
+        }
+    }
     // e + k D to the nearest integer over swar::kSignedMagic: `e_magic` is 1.5 x 2^23 + e (exact),
     // where a float's unit is 1, so the FFMA's one rounding is the rounding to the byte (to
     // nearest; the reference rounds its float result half up, so the two can differ by 1 LSB
     // where e + k D lies within float error of a half), and the result's low 16 bits are the
     // signed value (|e + k D| <= 255 + 5 x 3060 / 16: amount <= 5), clamped two channels at a time by
     // swar::clamp_pair.
-    // D + bias (D = 16 e - blur16, from the column sums v = top + 2 mid + bottom) in both lanes of
-    // the register whose window starts at column j (S = swar::RB or swar::GP), for the float finishes.
-    template <class S>
-    __device__ __forceinline__ static std::uint32_t d_lanes(const swar::Cols& v, const swar::Row& m, S, int j,
-                                                            std::uint32_t bias) {
-        const auto& V = S::of(v);
-        return 16u * S::of(m)[j + 1] + bias - (V[j] + V[j + 2] + 2u * V[j + 1]);
-    }
     __device__ __forceinline__ static std::uint32_t round_bits(float k, float d, float e_magic) {
         return __float_as_uint(fmaf(k, d, e_magic));
     }
     __device__ __forceinline__ void swar4_float(const swar::Row& t, const swar::Row& m, const swar::Row& b,
                                                 const std::uint32_t (&c)[4], std::uint32_t (&out)[4]) const {
-        constexpr std::uint32_t bias = swar::both(swar_math::kSharpenBias);
         constexpr float fb = float(swar_math::kSharpenBias);
         const float k = amount * (1.0f / 16.0f);
-        swar::Cols v;
-        swar::col121(t, m, b, v);
-        auto lanes = [&](auto sel, int j) { return d_lanes(v, m, sel, j, bias); };
-        std::uint32_t g[2];  // the clamped G of outputs 0, 1 and 2, 3
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-            const std::uint32_t x = lanes(swar::GP{}, 2 * j);
-            g[j] = swar::clamp_pair(
-                round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<1>(c[2 * j])),
-                round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<1>(c[2 * j + 1])));
-        }
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const std::uint32_t x = lanes(swar::RB{}, i);
-            const std::uint32_t rb =
-                swar::clamp_pair(round_bits(k, swar::lane_float<0>(x, fb), swar::byte_signed_magic<0>(c[i])),
-                                 round_bits(k, swar::lane_float<1>(x, fb), swar::byte_signed_magic<2>(c[i])));
-            out[i] = swar::pack_low_bytes(rb, g[i / 2], i % 2, c[i]);
-        }
+        float_finish4(t, m, b, c, out, swar::both(swar_math::kSharpenBias),
+                      [&](std::uint32_t x, auto L, std::uint32_t centre, auto B) {
+                          return round_bits(k, swar::lane_float<decltype(L)::value>(x, fb),
+                                            swar::byte_signed_magic<decltype(B)::value>(centre));
+                      });
     }
     // swar4_float with the lane's FADD folded into the FFMA (swar_math::sharpen_float_fold, where
     // `fold.taken`): the lanes hold D + fb, read under fold.lane_high as the float X + D, and the
@@ -487,28 +498,14 @@ struct SharpenFilter {
                                                        const swar::Row& b, const std::uint32_t (&c)[4],
                                                        std::uint32_t (&out)[4]) const {
         const float k = amount * (1.0f / 16.0f);
-        const std::uint32_t bias = fold.lane_bias, high = fold.lane_high, e_base = fold.e_base;
-        swar::Cols v;
-        swar::col121(t, m, b, v);
-        auto lanes = [&](auto sel, int j) { return d_lanes(v, m, sel, j, bias); };  // D + fb
-        // lane L of x under the high bits, times k, plus byte B of the centre under F0's bits
-        auto fin = [&](std::uint32_t x, int L, std::uint32_t centre, int B) {
-            const float xd = __uint_as_float(__byte_perm(x, high, L == 0 ? 0x7610u : 0x7632u));
-            const float e = __uint_as_float(__byte_perm(centre, e_base, 0x7650u | unsigned(B)));
-            return __float_as_uint(fmaf(k, xd, e));
-        };
-        std::uint32_t g[2];
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-            const std::uint32_t x = lanes(swar::GP{}, 2 * j);
-            g[j] = swar::clamp_pair(fin(x, 0, c[2 * j], 1), fin(x, 1, c[2 * j + 1], 1));
-        }
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const std::uint32_t x = lanes(swar::RB{}, i);
-            out[i] = swar::pack_low_bytes(swar::clamp_pair(fin(x, 0, c[i], 0), fin(x, 1, c[i], 2)), g[i / 2],
-                                          i % 2, c[i]);
-        }
+        const std::uint32_t high = fold.lane_high, e_base = fold.e_base;
+        // lane L of x (D + fb) under the high bits, times k, plus byte B of the centre under F0's bits
+        float_finish4(t, m, b, c, out, fold.lane_bias,
+                      [&](std::uint32_t x, auto L, std::uint32_t centre, auto B) {
+                          const float xd = swar::lane_bits_float(x, L, high);
+                          const float e = __uint_as_float(__byte_perm(centre, e_base, 0x7650u | unsigned(B)));
+                          return __float_as_uint(fmaf(k, xd, e));
+                      });
     }
 };
 

@@ -325,9 +325,6 @@ TEST(SwarRounding, SobelHalfMagnitudeMatchesTheExactResult) {
         differ, pairs, closest_tie);
 }
 
-// The registers kernels' item / groups (divide_item): exact for every item below 2^28 whatever
-// the divisor; checked at each divisor's multiples and their neighbours (where an estimate one
-// too large shows), at the largest items, and at random items.
 // The user 3x3 kernel's integer form folds its finish into one FFMA on the lane's raw float bits
 // (2^23 + L) where user_integer_fold finds the constant exact: then, for every 16-bit lane value,
 // that FFMA must give the float nearest int_scale (L - fb) + 255 bias + 2^23 exactly (computed here
@@ -370,6 +367,9 @@ TEST(SwarRounding, UserIntegerFoldIsExactWhereTaken) {
     EXPECT_FALSE(user_integer_fold(std::nanf(""), 0.0f, 0).exact);
 }
 
+// The registers kernels' item / groups (divide_item): exact for every item below 2^28 whatever
+// the divisor; checked at each divisor's multiples and their neighbours (where an estimate one
+// too large shows), at the largest items, and at random items.
 TEST(SwarRounding, ItemDivisionIsExactBelowTheLimit) {
     std::mt19937 rng(7);
     const int limit = int(kItemDivisionLimit);
