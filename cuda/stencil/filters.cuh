@@ -641,13 +641,17 @@ struct UserKernel3Filter {
         const float fb = float(lane_bias & 0xffffu);
         const float add = 255.0f * bias;
         auto finish = [&](float sum) {
-            if constexpr (kFolded) return swar::clamped_byte_bits(fmaf(int_scale, sum, fold_k));
-            else return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f);
+            if constexpr (kFolded)
+                return swar::clamped_byte_bits(fmaf(int_scale, sum, fold_k));
+            else
+                return swar::clamped_byte_bits(fmaf(int_scale, sum, add) + 8388608.0f);
         };
         // Lane L of w as the float finish takes it: 2^23 + L folded, L - fb otherwise.
         auto lane = [&](std::uint32_t w, int L) {
-            if constexpr (kFolded) return swar::lane_bits_float(w, L);
-            else return L == 0 ? swar::lane_float<0>(w, fb) : swar::lane_float<1>(w, fb);
+            if constexpr (kFolded)
+                return swar::lane_bits_float(w, L);
+            else
+                return L == 0 ? swar::lane_float<0>(w, fb) : swar::lane_float<1>(w, fb);
         };
         // Sum over the 3x3 window of column pairs / columns starting at `k` (exact in the lanes).
         auto window = [&](auto sel, int k) {

@@ -377,9 +377,9 @@ Result launch_registers(const LaunchArgs& a) {
                             // 24.4-24.6 -> 23.1-23.7 us (copy kernel 20.1-20.2), 8K 83.4-83.8 ->
                             // 81.7-82.2.
                             return f.integer && f.folded && one_address ? variant(Folded{})
-                                   : f.integer                               ? variant(Integer{})
-                                   : f.planar.usable                         ? variant(Planar{})
-                                                                             : variant(Plain{});
+                                   : f.integer                          ? variant(Integer{})
+                                   : f.planar.usable                    ? variant(Planar{})
+                                                                        : variant(Plain{});
                         else
                             return variant(Plain{});
                     };
