@@ -982,7 +982,10 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
             return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign;
         };
         int K = even(window - 1 + a.policy.stages);
-        while (K > even(window) && smem_for(K) > limit) K -= 2;
+        // One block's stages at a time, down to the window (2 at a time, from when blocks had two
+        // stages, could step below the window once kStagesPerBlock was 1; shared memory never ran
+        // short there on an H100 or H200).
+        while (K > even(window) && smem_for(K) > limit) K -= kStagesPerBlock;
         if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
         g.ring_stages = K;
 

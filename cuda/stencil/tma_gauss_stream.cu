@@ -1,8 +1,8 @@
 // Mechanism "tma", Gaussian on RGBA8 (radius 1..12): each CTA owns a 64-column strip of the image
-// and streams down one vertical segment of it through a ring of TMA row blocks
-// (cp.async.bulk.tensor.2d, UTMALDG); its four warps each run the tensor-core band products of
-// band_mma.cuh (HMMA) on one 16-column sub-strip, keeping the sliding window of horizontal
-// results in registers from one 8-row step to the next.
+// (128 for the Gaussian alone at radius 9..12: kWarpsFor) and streams down one vertical segment of
+// it through a ring of TMA row blocks (cp.async.bulk.tensor.2d, UTMALDG); its four (eight) warps
+// each run the tensor-core band products of band_mma.cuh (HMMA) on one 16-column sub-strip,
+// keeping the sliding window of horizontal results in registers from one 8-row step to the next.
 //
 // Why: the tile path (band_mma::tile_with on 64x32 tiles) pays per tile for the W - 1 horizontal
 // blocks before a strip's first output, the fragment set-up, the warp/strip split's divisions,
@@ -11,7 +11,7 @@
 // paid once per segment (~150-200 rows) or not at all (borders are folded as rows and columns are
 // read, only in the CTAs that reach an image edge).
 //
-// Per CTA (strip x0 .. x0 + 63, output rows ys .. ye of a segment; loaded row i = image row
+// Per CTA (strip x0 .. x0 + 16 NW - 1, output rows ys .. ye of a segment; loaded row i = image row
 // ys - R + i; block b = loaded rows 8b .. 8b + 7, one TMA box of kRows x box_w pixels, box
 // column 0 = image column x0 - HL, HL = R rounded up to 16 bytes):
 //   ring     K = W + stages blocks; step s (output rows ys + 8s .. + 7) reads blocks s .. s + W - 1
@@ -39,12 +39,17 @@ using namespace dev_tma;
 
 namespace {
 
-constexpr int kWarps = 4;
-constexpr int kThreads = 32 * kWarps;
-constexpr int kStripW = kWarps * band_mma::kStripW;  // 64 output columns per CTA
+// Warps per CTA (one 16-column sub-strip each): 4, or 8 (a 128-column strip) for the Gaussian alone
+// at W = 4 (radius 9..12). H200, A/B in one run (three pairs, copy kernel 19.9-20.2 us): 4K sigma
+// 3 35.7-36.2 -> 35.3 us, 8K 118.2-118.4 -> 115.5-115.7; the other shapes keep 4 warps. The
+// 8-warp CTAs hold 3 per SM (24 warps against 20, 80 registers, no spill) and read 176-pixel ring
+// rows for 128 columns instead of 112 for 64. An arithmetic fused chain spilled 64 bytes at 80
+// registers, so it keeps 4.
+template <class Filter, int W>
+constexpr int kWarpsFor = W >= 4 && std::is_same_v<Filter, tl::cuda::dev::GaussianFilter> ? 8 : 4;
 constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
 constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
-constexpr int kMaxBoxW = 112;                        // pixels per ring row (launch_tma_gauss_stream)
+constexpr int kMaxBoxW = 176;                        // pixels per ring row (launch_tma_gauss_stream)
 struct FoldTest {};  // load_chunks: test per chunk whether the strip reaches past an image edge
 
 struct GaussStreamGeom {
@@ -67,8 +72,8 @@ struct GaussStreamGeom {
 // being a Gaussian RGBA8 kernel, to HMMA).
 // W = 4: at most 102 registers (5 CTAs per SM); without the bound ptxas took 107 once the edge
 // strips' chunk test was added (4 CTAs per SM). W < 4: no bound (0), as before.
-template <class Filter, int KH, int W>
-__global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
+template <class Filter, int KH, int W, int NW>
+__global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
                                     const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -80,6 +85,7 @@ __global__ void __launch_bounds__(kThreads, W >= 4 ? 5 : 0)
     unsigned char* base = align128(smem_raw);
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
 
+    constexpr int kWarps = NW, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid & 31, warp = tid >> 5;
     const int gq = lane >> 2, t = lane & 3;
@@ -305,22 +311,32 @@ namespace {
 
 template <int KH, int W>
 Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeom g, const dev::GaussianFilter& gf) {
-    TmaBoxDesc d;
-    d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
-    d.global_dim[0] = std::uint64_t(a.src.width);
-    d.global_dim[1] = std::uint64_t(a.src.height);
-    d.global_stride = a.src.pitch;
-    d.box_dim[0] = std::uint32_t(g.box_w);
-    d.box_dim[1] = std::uint32_t(kRows);
-    d.element_bytes = 4;
-    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma gauss stream: " + why);
-    CUtensorMap map{};
-    if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r) return r;
-    const int smem = static_cast<int>(std::size_t(g.ring_stages) * g.stage_bytes + kTmaSharedAlign);
     // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(gf, a.ops, [&](const auto& f) -> Result {
-        auto kernel = stencil_tma_kernel_gauss_stream<std::decay_t<decltype(f)>, KH, W>;
+        using F = std::decay_t<decltype(f)>;
+        constexpr int NW = kWarpsFor<F, W>, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
+        auto kernel = stencil_tma_kernel_gauss_stream<F, KH, W, NW>;
+        // The box row holds HL + kStripW + R pixels, widened to 16 mod 32 pixels (80, 112 or 176): a
+        // row is then 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one
+        // quarter-warp reads in a horizontal block fall in different banks.
+        GaussStreamGeom gg = g;
+        const int need = gg.halo_left + kStripW + gg.radius;
+        gg.box_w = need <= 80 ? 80 : need <= 112 ? 112 : kMaxBoxW;
+        gg.strips = (gg.width + kStripW - 1) / kStripW;
+        gg.stage_bytes = std::uint32_t(gg.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
+        TmaBoxDesc d;
+        d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
+        d.global_dim[0] = std::uint64_t(a.src.width);
+        d.global_dim[1] = std::uint64_t(a.src.height);
+        d.global_stride = a.src.pitch;
+        d.box_dim[0] = std::uint32_t(gg.box_w);
+        d.box_dim[1] = std::uint32_t(kRows);
+        d.element_bytes = 4;
+        if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma gauss stream: " + why);
+        CUtensorMap map{};
+        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r) return r;
+        const int smem = static_cast<int>(std::size_t(gg.ring_stages) * gg.stage_bytes + kTmaSharedAlign);
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_gauss_stream: cannot reserve shared memory: ") +
                                 cudaGetErrorName(e));
@@ -336,7 +352,6 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         // left 60 of 660 slots empty). At 4K and 1080p (segments of 25 and 7 steps) a tail cost
         // up to 4 us at 4K (sigma 0.5 33.8 -> 34.5 with 4 tail segments, 39.2 with 2) and 0.6 at
         // 1080p, so they keep the even cut.
-        GaussStreamGeom gg = g;
         const StreamSegments plan = plan_stream_segments(gg.height, kRows, gg.strips, per_sm * dev.sm_count);
         gg.segments = plan;
         const int grid = gg.strips * plan.per_strip;
@@ -362,18 +377,11 @@ std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperD
     g.height = a.src.height;
     g.radius = R;
     g.halo_left = band_mma::halo_left_rgba8(R);
-    // The box row holds HL + 64 + R pixels, widened to 16 mod 32 pixels (80 or 112): a row is then
-    // 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one quarter-warp
-    // reads in a horizontal block fall in different banks.
-    const int need = g.halo_left + kStripW + R;
-    g.box_w = need <= 80 ? 80 : kMaxBoxW;
-    g.strips = (g.width + kStripW - 1) / kStripW;
     g.border = a.border;
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     const int window = band_mma::vertical_blocks(R);
     g.ring_stages = std::min(window + std::clamp(a.policy.stages, 1, 4), kMaxStages);
-    g.stage_bytes = std::uint32_t(g.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
     const int kh = band_mma::horizontal_kblocks(R);
     // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4), as band_mma::gaussian_tile.
     if (window <= 2) return launch_shape<2, 2>(a, dev, g, gf);
