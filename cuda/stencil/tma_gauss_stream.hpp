@@ -1,5 +1,6 @@
 // The tma mechanism's Gaussian path for RGBA8 (tma_gauss_stream.cu): CTAs that stream TMA row
-// blocks down a 64-column strip and run the tensor-core band products of band_mma.cuh on them;
+// blocks down a 64-column strip (128 for the Gaussian alone at radius 9-12) and run the tensor-core
+// band products of band_mma.cuh on them;
 // tma.cu's launch_tma tries it first.
 #pragma once
 
