@@ -74,8 +74,8 @@ struct GaussStreamGeom {
 // strips' chunk test was added (4 CTAs per SM). W < 4: no bound (0), as before.
 template <class Filter, int KH, int W, int NW>
 __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
-    stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ Filter filter,
-                                    const GaussStreamGeom g) {
+    stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
+                                    const __grid_constant__ Filter filter, const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
@@ -310,7 +310,8 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
 namespace {
 
 template <int KH, int W>
-Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeom g, const dev::GaussianFilter& gf) {
+Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeom g,
+                    const dev::GaussianFilter& gf) {
     // A fused chain of per-channel ops runs as one byte table per channel (Fused<F, true>, see
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(gf, a.ops, [&](const auto& f) -> Result {
@@ -333,9 +334,11 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         d.box_dim[0] = std::uint32_t(gg.box_w);
         d.box_dim[1] = std::uint32_t(kRows);
         d.element_bytes = 4;
-        if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma gauss stream: " + why);
+        if (std::string why = validate_tma_box(d); !why.empty())
+            return Result::fail("tma gauss stream: " + why);
         CUtensorMap map{};
-        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r) return r;
+        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r)
+            return r;
         const int smem = static_cast<int>(std::size_t(gg.ring_stages) * gg.stage_bytes + kTmaSharedAlign);
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
             return Result::fail(std::string("stencil_tma_kernel_gauss_stream: cannot reserve shared memory: ") +
