@@ -679,7 +679,8 @@ struct UserKernel3Filter {
     // RGBA8 float form for any weights (swar_math::UserPlanarForm; where `planar.usable`,
     // `registers` runs it for weights without the integer form, `tma` on its tiles for all): one
     // channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9 FFMA per output and
-    // channel on weights scaled by 2^e, one FFMA on 2^23 to round. Three rows of one channel (18
+    // channel on weights scaled by 2^e, one FMUL and one saturating conversion to round and clamp
+    // (planar_byte). Three rows of one channel (18
     // floats) live at a time instead of three rows of every channel (54).
     swar_math::UserPlanarForm planar{};
     // Byte C of a pixel word as a float with those bits: p * 2^-149.
@@ -691,6 +692,17 @@ struct UserKernel3Filter {
         float d;
         asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
         return d;
+    }
+    // The stored byte of the planar sum a: out_scale a rounded to the nearest integer (ties to even)
+    // and saturated to 0..255 in one conversion (cvt.rni.sat.u8.f32, a single SASS instruction on
+    // sm_90), where the finish took an FFMA on 2^23 and two FMNMX; swar_math::user_planar_byte is
+    // its host twin.
+    __device__ __forceinline__ std::uint32_t planar_byte(float a) const {
+        float v;
+        asm("mul.rn.f32 %0, %1, %2;" : "=f"(v) : "f"(planar.out_scale), "f"(a));
+        std::uint32_t r;
+        asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(v));
+        return r;
     }
     // Channel C of the 4 outputs whose windows are columns i .. i + 2 (i = 0..3) of the rows t, m,
     // b (byte_denormal values of pixels x - 1 .. x + 4), merged into out: C = 0 starts each word
@@ -707,8 +719,7 @@ struct UserKernel3Filter {
                 a = fma_keep_denormals(planar.w[3 + dx], m[i + dx], a);
                 a = fma_keep_denormals(planar.w[6 + dx], b[i + dx], a);
             }
-            const std::uint32_t bits =
-                swar::clamped_byte_bits(fma_keep_denormals(planar.out_scale, a, 8388608.0f));
+            const std::uint32_t bits = planar_byte(a);
             if constexpr (C == 0) out[i] = __byte_perm(bits, c[i], 0x7000u);
             else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
             else out[i] = __byte_perm(out[i], bits, 0x3410u);
@@ -760,7 +771,8 @@ struct UserKernel3Filter {
 // The user 5x5 kernel on RGBA8 with the float form over raw bytes that UserKernel3Filter has
 // (swar_math::UserPlanarFormT<25>), which the tile mechanisms run where `planar.usable`
 // (with_user5_planar): one channel at a time, each byte the denormal p 2^-149 (one PRMT), 25 FFMA
-// per output and channel, one FFMA on 2^23 to round. Where the form cannot hold the weights, the
+// per output and channel, one FMUL and one saturating conversion to round and clamp (as
+// UserKernel3Filter::planar_byte). Where the form cannot hold the weights, the
 // runtime-radius window of UserKernelFilter (the base) runs, as it did for every 5x5 kernel before:
 // 25 taps of four channels converted per tap (H100 4K: 140 us on `ldgsts`).
 struct UserKernel5Filter : UserKernelFilter {
@@ -807,9 +819,10 @@ struct UserKernel5Filter : UserKernelFilter {
                     if constexpr (C == 0) centre(done, c);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) {
-                        const std::uint32_t bits =
-                            swar::clamped_byte_bits(UserKernel3Filter::fma_keep_denormals(
-                                planar.out_scale, acc[done][i], 8388608.0f));
+                        float v;
+                        asm("mul.rn.f32 %0, %1, %2;" : "=f"(v) : "f"(planar.out_scale), "f"(acc[done][i]));
+                        std::uint32_t bits;
+                        asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(bits) : "f"(v));  // as planar_byte
                         if constexpr (C == 0)
                             out[done][i] = __byte_perm(bits, c[i], 0x7000u);
                         else if constexpr (C == 1)

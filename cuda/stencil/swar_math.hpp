@@ -187,8 +187,8 @@ namespace tl::cuda::swar_math {
 // (exact: a power of two), which makes every product w 2^e * p 2^-149 = w p 2^(e-149) a normal
 // float of ordinary precision, and the finish multiplies by scale * 2^(149-e):
 //   out255 = out_scale * (acc_bias + sum w_e[k] * bits(p_k)) = scale * sum w p + 255 bias,
-// with acc_bias = 255 bias / out_scale, so one FFMA on 2^23 rounds the result to the byte
-// (to nearest; the reference rounds its float result half up: they can differ by 1 LSB within float
+// with acc_bias = 255 bias / out_scale, so one multiply and one saturating conversion round the
+// result to the byte (to nearest; the reference rounds its float result half up: they can differ by 1 LSB within float
 // error of a half, as the other float paths can). e puts the largest |weight| just below 2^126.
 // Usable when every weight, scale and bias is finite, scale and some weight are non-zero and the
 // derived factors are finite; otherwise `usable` stays false and the plain float window runs.
@@ -232,11 +232,11 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
         std::memcpy(&v, &p[k], sizeof v);  // the byte as a denormal
         a = std::fma(f.w[k], v, a);
     }
-    const float rounded = std::fma(f.out_scale, a, 8388608.0f);
-    const float clamped = std::fmin(std::fmax(rounded, 8388608.0f), 8388608.0f + 255.0f);
-    std::uint32_t bits;
-    std::memcpy(&bits, &clamped, sizeof bits);
-    return bits & 0xffu;
+    // out_scale a in float, then to the nearest integer (ties to even) saturated to 0..255, as
+    // cvt.rni.sat.u8.f32 does on the device.
+    const float v = f.out_scale * a;
+    if (!(v > 0.0f)) return 0u;  // NaN converts to 0 there too
+    return v >= 255.0f ? 255u : static_cast<std::uint32_t>(std::nearbyint(v));
 }
 
 } // namespace tl::cuda::swar_math

@@ -116,6 +116,26 @@ TEST(Sass, SobelMagnitudeRunsInHalfPrecision) {
     EXPECT_GE(kernels, 2) << "expected the plain and the fused registers Sobel kernels";
 }
 
+// The user kernels' float form over raw bytes (UserKernel3Filter::planar_byte, and the 5x5 form)
+// turns each sum into its byte with one saturating conversion, cvt.rni.sat.u8.f32, which sm_90
+// compiles to F2IP.U8 (an FFMA on 2^23 and two FMNMX before): the `registers` kernels of that form
+// (Finish::UserPlanar, "FinishE6E" in the mangled name) and every 5x5 kernel that runs it have it.
+TEST(Sass, UserPlanarFormRoundsWithOneConversion) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int planar3 = 0, planar5 = 0;
+    for (const auto& [name, text] : sass()) {
+        const bool p3 = name.find("stencil_registers_kernel") != std::string::npos &&
+                        name.find("UserKernel3Filter") != std::string::npos &&
+                        name.find("FinishE6E") != std::string::npos;
+        const bool p5 = name.find("UserKernel5Filter") != std::string::npos;
+        if (!p3 && !p5) continue;
+        (p3 ? planar3 : planar5) += 1;
+        EXPECT_NE(text.find("F2IP.U8"), std::string::npos) << name << " has no F2IP.U8";
+    }
+    EXPECT_GE(planar3, 2) << "expected the plain and the fused registers kernels of the planar form";
+    EXPECT_GE(planar5, 1) << "no kernel of the user 5x5 planar form";
+}
+
 // The tma Box stream (cuda/stencil/tma_box_stream.cu) stores its 8-row blocks (the 8-pixel halo
 // class, template argument 8: "ELi8ELi" in the mangled name) through shared memory with TMA
 // stores, as the explain text says; the wider classes store from registers.
