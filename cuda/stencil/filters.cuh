@@ -680,8 +680,8 @@ struct UserKernel3Filter {
     // `registers` runs it for weights without the integer form, `tma` on its tiles for all): one
     // channel at a time, each byte as the denormal p 2^-149 (one PRMT), 9 FFMA per output and
     // channel on weights scaled by 2^e, one FMUL and one saturating conversion to round and clamp
-    // (planar_byte). Three rows of one channel (18
-    // floats) live at a time instead of three rows of every channel (54).
+    // (planar_byte). Three rows of one channel (18 floats) live at a time instead of three rows of
+    // every channel (54).
     swar_math::UserPlanarForm planar{};
     // Byte C of a pixel word as a float with those bits: p * 2^-149.
     template <int C> static __device__ __forceinline__ float byte_denormal(std::uint32_t px) {
@@ -693,13 +693,13 @@ struct UserKernel3Filter {
         asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
         return d;
     }
-    // The stored byte of the planar sum a: out_scale a rounded to the nearest integer (ties to even)
-    // and saturated to 0..255 in one conversion (cvt.rni.sat.u8.f32, a single SASS instruction on
-    // sm_90), where the finish took an FFMA on 2^23 and two FMNMX; swar_math::user_planar_byte is
-    // its host twin.
-    __device__ __forceinline__ std::uint32_t planar_byte(float a) const {
+    // The stored byte of a planar sum a (this form's and the 5x5 one's): out_scale a rounded to the
+    // nearest integer (ties to even) and saturated to 0..255 in one conversion (cvt.rni.sat.u8.f32,
+    // one SASS instruction on sm_90, F2IP.U8), where the finish took an FFMA on 2^23 and two FMNMX;
+    // swar_math::user_planar_byte is its host twin.
+    static __device__ __forceinline__ std::uint32_t planar_byte(float out_scale, float a) {
         float v;
-        asm("mul.rn.f32 %0, %1, %2;" : "=f"(v) : "f"(planar.out_scale), "f"(a));
+        asm("mul.rn.f32 %0, %1, %2;" : "=f"(v) : "f"(out_scale), "f"(a));
         std::uint32_t r;
         asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(v));
         return r;
@@ -719,7 +719,7 @@ struct UserKernel3Filter {
                 a = fma_keep_denormals(planar.w[3 + dx], m[i + dx], a);
                 a = fma_keep_denormals(planar.w[6 + dx], b[i + dx], a);
             }
-            const std::uint32_t bits = planar_byte(a);
+            const std::uint32_t bits = planar_byte(planar.out_scale, a);
             if constexpr (C == 0) out[i] = __byte_perm(bits, c[i], 0x7000u);
             else if constexpr (C == 1) out[i] = __byte_perm(out[i], bits, 0x3240u);
             else out[i] = __byte_perm(out[i], bits, 0x3410u);
@@ -819,10 +819,8 @@ struct UserKernel5Filter : UserKernelFilter {
                     if constexpr (C == 0) centre(done, c);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) {
-                        float v;
-                        asm("mul.rn.f32 %0, %1, %2;" : "=f"(v) : "f"(planar.out_scale), "f"(acc[done][i]));
-                        std::uint32_t bits;
-                        asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(bits) : "f"(v));  // as planar_byte
+                        const std::uint32_t bits =
+                            UserKernel3Filter::planar_byte(planar.out_scale, acc[done][i]);
                         if constexpr (C == 0)
                             out[done][i] = __byte_perm(bits, c[i], 0x7000u);
                         else if constexpr (C == 1)

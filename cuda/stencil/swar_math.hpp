@@ -188,8 +188,9 @@ namespace tl::cuda::swar_math {
 // float of ordinary precision, and the finish multiplies by scale * 2^(149-e):
 //   out255 = out_scale * (acc_bias + sum w_e[k] * bits(p_k)) = scale * sum w p + 255 bias,
 // with acc_bias = 255 bias / out_scale, so one multiply and one saturating conversion round the
-// result to the byte (to nearest; the reference rounds its float result half up: they can differ by 1 LSB within float
-// error of a half, as the other float paths can). e puts the largest |weight| just below 2^126.
+// result to the byte (to nearest; the reference rounds its float result half up: they can differ
+// by 1 LSB within float error of a half, as the other float paths can). e puts the largest
+// |weight| just below 2^126.
 // Usable when every weight, scale and bias is finite, scale and some weight are non-zero and the
 // derived factors are finite; otherwise `usable` stays false and the plain float window runs.
 // The same form serves the user 5x5 kernel (UserKernel5Filter, 25 weights): N is the window's taps.

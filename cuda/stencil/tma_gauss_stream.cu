@@ -70,8 +70,9 @@ struct GaussStreamGeom {
 
 // Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
 // being a Gaussian RGBA8 kernel, to HMMA).
-// W = 4: at most 102 registers (5 CTAs per SM); without the bound ptxas took 107 once the edge
-// strips' chunk test was added (4 CTAs per SM). W < 4: no bound (0), as before.
+// W = 4: 4 warps at most 102 registers (5 CTAs per SM; without the bound ptxas took 107 once the
+// edge strips' chunk test was added, 4 CTAs per SM), 8 warps at most 85 (3 CTAs per SM; ptxas
+// takes 80). W < 4: no bound (0), as before.
 template <class Filter, int KH, int W, int NW>
 __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
