@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 }
                 enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
                 float d[3][4];
-                band_mma::vertical_step<W>(win, fr.bv, kRotate ? 0 : u, d);
+                band_mma::vertical_step<W, W == 4>(win, fr.bv, kRotate ? 0 : u, d);
                 if constexpr (kRotate) {
 #pragma unroll
                     for (int q = 0; q + 1 < W; ++q)

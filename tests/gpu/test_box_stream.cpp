@@ -104,8 +104,9 @@ void check(int w, int h, int r, Border b, int stages = Policy{}.stages,
 
 TEST(BoxStream, EveryRadiusClassAndBorder) {
     if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
-    // Radii at the edges of the 16-bit grouping, the 16-byte halo rounding and the ring depth.
-    for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 17, 31, 32})
+    // Every radius the kernels compile in (2-16, a kernel each), and the runtime-radius class at
+    // its edges (17, 31, 32).
+    for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32})
         for (Border b : {Border::Clamp, Border::Zero, Border::Mirror})
             for (auto [w, h] : {std::pair{131, 97}, std::pair{257, 300}}) {
                 check(w, h, r, b);
