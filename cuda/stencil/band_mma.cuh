@@ -28,6 +28,9 @@
 // Expected: s=3 ~15 % fewer instructions, s=1.5 also a quarter less prologue. Measured (H100 4K
 // clamp, default 64x32 tile, 2 stages): s=1.5 45.5 -> 42.8 us, s=3 53.4 -> 53.3, warp
 // instructions 23.5 -> 23.2 M: the copies were gone but the step was not where the time was.
+// The TMA stream's W = 4 kernels (tma_gauss_stream.cu) move their window down one register slot
+// per step anyway, so there the vertical pass takes two blocks per m16n8k16 again (vertical_step's
+// kPairs: the moves fill whole quads, 6 HMMA per step instead of 12).
 //
 // Where the time goes (ncu, s=3, the default 64x32 tile, 128 threads, 80 registers, 35 KB of
 // shared memory: 6 blocks = 5 warps per scheduler): issue 0.58 per scheduler per cycle (1.4

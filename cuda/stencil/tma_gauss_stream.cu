@@ -16,7 +16,8 @@
 // column 0 = image column x0 - HL, HL = R rounded up to 16 bytes):
 //   ring     K = W + stages blocks; step s (output rows ys + 8s .. + 7) reads blocks s .. s + W - 1
 //   step s   warp w: horizontal block s + W - 1 enters its window (KH m16n8k16 per channel),
-//            vertical product over the window (W m16n8k8 per channel), 16 x 8 outputs stored
+//            vertical product over the window (W m16n8k8 per channel; W = 4: W / 2 m16n8k16,
+//            two blocks each), 16 x 8 outputs stored
 //            with the centre pixel's alpha; each warp then arrives on empty[block s]
 //   thread 0 at the start of step s waits for empty[block s - 1] and refills that slot with block
 //            s - 1 + K (TMA zero-fills rows and columns outside the image)
