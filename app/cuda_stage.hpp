@@ -113,7 +113,8 @@ public:
     void collect_timings();
     const std::vector<CudaStageTiming>& timings() const;
     void reset_timings();  // forget the history (another mechanism, filter or policy was chosen)
-    double copy_gbps() const;        // device-to-device cudaMemcpy2DAsync of a 4K image, at start-up
+    double copy_gbps() const;  // device-to-device copy of a 4K image at start-up: the faster of
+                               // cudaMemcpy2DAsync and the bench's copy kernel
     // Host time spent inside enqueue() (launch calls, no waits), median over the last kHistory runs.
     double enqueue_host_median_ms() const;
     void synchronize() const;        // cudaStreamSynchronize (teardown and reallocation only)

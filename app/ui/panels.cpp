@@ -505,15 +505,18 @@ void stats_panel(const StatsInput& in) {
             ImGui::PlotLines(("##" + t.name).c_str(), t.history.data(), static_cast<int>(t.history.size()), 0, nullptr, 0.0f,
                              peak * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 2.5f));
         }
-        if (in.copy_gbps > 0) ImGui::Text("device copy (4K D2D)  %6.1f GB/s", in.copy_gbps);
+        if (in.copy_gbps > 0) ImGui::Text("device copy (4K D2D)  %6.1f GB/s  = 100%%", in.copy_gbps);
     }
     ImGui::PopFont();
     if (in.cuda)
-        wrapped_colored(Colors::muted, "CUDA times: cudaEvents around each stage, read a frame or more later with "
-                                       "cudaEventQuery; median and p95 over the last 120 runs. GB/s counts one read and "
-                                       "one write of the image. While Vulkan work shares the GPU these spans also hold "
-                                       "time the CUDA work waits for the GPU (on an H100 the same 4K copy takes 30 us "
-                                       "alone and about 0.6 ms in the frame loop); `tilelab bench` times kernels alone.");
+        wrapped_colored(Colors::muted,
+                        "CUDA times: cudaEvents around each stage, read a frame or more later with "
+                        "cudaEventQuery; median and p95 over the last 120 runs. GB/s counts one read and "
+                        "one write of the image. While Vulkan work shares the GPU these spans also hold "
+                        "time the CUDA work waits for the GPU (on an H100 the same 4K copy takes 30 us "
+                        "alone and about 0.6 ms in the frame loop); `tilelab bench` times kernels alone. "
+                        "\"% of copy\" is against the device copy measured at start-up: the faster of "
+                        "cudaMemcpy2DAsync and a 16-byte copy kernel, the bench's roofline.");
     if (in.frame_gpu_ms > 0.0)
         wrapped_colored(Colors::muted, "GPU span: the frame's first to last timestamp on the Vulkan queue; with CUDA it "
                                        "includes the wait for the CUDA stage (its work and its signal back to Vulkan).");
