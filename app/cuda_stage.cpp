@@ -112,9 +112,7 @@ struct CudaStage::Impl {
     std::array<Record, kRing> ring{};
     std::uint64_t next = 0;
     std::vector<CudaStageTiming> timings;  // kSlots entries; those never run have no history
-    double copy_gbps = 0;                  // the yardstick: the faster of the two below
-    double memcpy_gbps = 0;                // cudaMemcpy2DAsync
-    double kernel_gbps = 0;                // cuda::copy_kernel_2d, the faster flavour
+    double copy_gbps = 0;                  // measure_copy_bandwidth's yardstick
     void* scratch = nullptr;               // where each op alone writes (never shown); cudaMalloc'd on first use
     std::size_t scratch_bytes = 0;
     cuda::Histogram hist;
@@ -159,6 +157,7 @@ struct CudaStage::Impl {
             ++pairs;
         }
         cudaEvent_t e0 = nullptr, e1 = nullptr;
+        double memcpy_gbps = 0, kernel_gbps = 0;  // the kernel: its faster flavour
         if (pairs > 0 && cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
             // GB/s of copy(src, dst) (one read and one write of the image), 0 where a launch failed:
             // a warm-up round over the pairs, then the mean of `reps` back to back.
@@ -192,6 +191,11 @@ struct CudaStage::Impl {
         if (e1) cudaEventDestroy(e1);
         for (void* b : bufs)
             if (b) cudaFree(b);
+        std::fprintf(
+            stderr,
+            "CUDA device-to-device copy bandwidth (4K RGBA8): %.1f GB/s (cudaMemcpy2DAsync %.1f, copy kernel "
+            "%.1f: the faster is the stages' yardstick)\n",
+            copy_gbps, memcpy_gbps, kernel_gbps);
     }
 };
 
@@ -219,11 +223,6 @@ std::unique_ptr<CudaStage> CudaStage::create(const vk::Context& ctx, std::string
     }
     for (int i = 0; i < kSlots; ++i) m.timings.push_back({i < kStages ? kStageNames[i] : "", {}, 0, 0, 0, 0, 0});
     m.measure_copy_bandwidth();
-    std::fprintf(
-        stderr,
-        "CUDA device-to-device copy bandwidth (4K RGBA8): %.1f GB/s (cudaMemcpy2DAsync %.1f, copy kernel "
-        "%.1f: the faster is the stages' yardstick)\n",
-        m.copy_gbps, m.memcpy_gbps, m.kernel_gbps);
     return s;
 }
 

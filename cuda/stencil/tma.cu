@@ -206,17 +206,8 @@ Result tma_probe_box(const DeviceImage& src, int x, int y, int box_w, int box_h,
     HopperDevice dev;
     if (Result r = query_hopper("tma probe", &dev); !r) return r;
     if (src.format != PixelFormat::RGBA8) return Result::fail("tma probe: RGBA8 only");
-    TmaBoxDesc d;
-    d.global_address = reinterpret_cast<std::uintptr_t>(src.data);
-    d.global_dim[0] = std::uint64_t(src.width);
-    d.global_dim[1] = std::uint64_t(src.height);
-    d.global_stride = src.pitch;
-    d.box_dim[0] = std::uint32_t(box_w);
-    d.box_dim[1] = std::uint32_t(box_h);
-    d.element_bytes = 4;
-    if (std::string why = validate_tma_box(d); !why.empty()) return Result::fail("tma probe: " + why);
     CUtensorMap map{};
-    if (Result r = encode_tensor_map(&map, d, src.format, src.data, "tma probe"); !r) return r;
+    if (Result r = encode_rgba8_source_map(&map, src, box_w, box_h, "tma probe"); !r) return r;
     const std::uint32_t bytes = std::uint32_t(box_w * box_h * 4);
     stencil_tma_probe_kernel<<<1, 128, bytes + 128, stream>>>(map, x, y, box_w * box_h, bytes,
                                                                static_cast<std::uint32_t*>(out));

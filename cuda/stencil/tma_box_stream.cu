@@ -989,18 +989,10 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
         g.ring_stages = K;
 
-        TmaBoxDesc d;
-        d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
-        d.global_dim[0] = std::uint64_t(a.src.width);
-        d.global_dim[1] = std::uint64_t(a.src.height);
-        d.global_stride = a.src.pitch;
-        d.box_dim[0] = std::uint32_t(Shape<kHalo>::kBoxW);
-        d.box_dim[1] = std::uint32_t(kStageRows);
-        d.element_bytes = 4;
-        if (std::string why = validate_tma_box(d); !why.empty())
-            return Result::fail("tma box stream: " + why);
         CUtensorMap map{};
-        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma box stream"); !r)
+        if (Result r =
+                encode_rgba8_source_map(&map, a.src, Shape<kHalo>::kBoxW, kStageRows, "tma box stream");
+            !r)
             return r;
 
         const int threads = kWs ? kWsThreads : (kStripW + 2 * R + 31) / 32 * 32;

@@ -97,6 +97,24 @@ inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelForm
     return Result::success();
 }
 
+// The map the streaming kernels and the probe read through: the whole RGBA8 source image (one
+// UINT32 element per pixel) in boxes of box_w x box_h pixels, validated first; a refusal names
+// `what` and the rule that failed.
+inline Result encode_rgba8_source_map(CUtensorMap* map, const DeviceImage& src, int box_w, int box_h,
+                                      const char* what) {
+    TmaBoxDesc d;
+    d.global_address = reinterpret_cast<std::uintptr_t>(src.data);
+    d.global_dim[0] = std::uint64_t(src.width);
+    d.global_dim[1] = std::uint64_t(src.height);
+    d.global_stride = src.pitch;
+    d.box_dim[0] = std::uint32_t(box_w);
+    d.box_dim[1] = std::uint32_t(box_h);
+    d.element_bytes = 4;
+    if (std::string why = validate_tma_box(d); !why.empty())
+        return Result::fail(std::string(what) + ": " + why);
+    return encode_tensor_map(map, d, PixelFormat::RGBA8, src.data, what);
+}
+
 // Plans the source ring (and, with tma_store, the destination box) and fills TileGeom.
 struct TmaSetup {
     TmaTilePlan plan;

@@ -328,18 +328,8 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         gg.box_w = need <= 80 ? 80 : need <= 112 ? 112 : kMaxBoxW;
         gg.strips = (gg.width + kStripW - 1) / kStripW;
         gg.stage_bytes = std::uint32_t(gg.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
-        TmaBoxDesc d;
-        d.global_address = reinterpret_cast<std::uintptr_t>(a.src.data);
-        d.global_dim[0] = std::uint64_t(a.src.width);
-        d.global_dim[1] = std::uint64_t(a.src.height);
-        d.global_stride = a.src.pitch;
-        d.box_dim[0] = std::uint32_t(gg.box_w);
-        d.box_dim[1] = std::uint32_t(kRows);
-        d.element_bytes = 4;
-        if (std::string why = validate_tma_box(d); !why.empty())
-            return Result::fail("tma gauss stream: " + why);
         CUtensorMap map{};
-        if (Result r = encode_tensor_map(&map, d, PixelFormat::RGBA8, a.src.data, "tma gauss stream"); !r)
+        if (Result r = encode_rgba8_source_map(&map, a.src, gg.box_w, kRows, "tma gauss stream"); !r)
             return r;
         const int smem = static_cast<int>(std::size_t(gg.ring_stages) * gg.stage_bytes + kTmaSharedAlign);
         if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
