@@ -757,6 +757,74 @@ struct UserKernel3Filter {
         channel(std::integral_constant<int, 1>{});
         channel(std::integral_constant<int, 2>{});
     }
+    // RGBA8 16-bit fixed-point form (swar_math::UserFixedForm; `registers` runs it where
+    // `fixed.usable` and the integer form does not apply): two taps of one channel per dp2a
+    // (IDP.2A.LO/HI.S16.U8: two signed 16-bit weights times two bytes of one word, plus a 32-bit
+    // sum), so 18 per output where the float form takes 27 FFMA, and the bytes need no conversion:
+    // each input row is regrouped once into byte pairs of one channel (byte_pairs, 6 PRMT for 4
+    // outputs' row, against 18 for the float form's denormals). The finish is an arithmetic shift
+    // per channel and two saturating packs per output (cvt.pack.sat.u8.s32.b32, I2IP in SASS).
+    swar_math::UserFixedForm fixed{};
+    // One input row's pixels p0..p5 (x - 1 .. x + 4) as byte pairs: d[j] = (R, R', G, G') of pixels
+    // (p2j, p2j+1), d[3 + j] = (B, B', A, A') of the same pair.
+    static __device__ __forceinline__ void byte_pairs(std::uint32_t left, const std::uint32_t (&raw)[4],
+                                                      std::uint32_t right, std::uint32_t (&d)[6]) {
+        d[0] = __byte_perm(left, raw[0], 0x5140u);
+        d[1] = __byte_perm(raw[1], raw[2], 0x5140u);
+        d[2] = __byte_perm(raw[3], right, 0x5140u);
+        d[3] = __byte_perm(left, raw[0], 0x7362u);
+        d[4] = __byte_perm(raw[1], raw[2], 0x7362u);
+        d[5] = __byte_perm(raw[3], right, 0x7362u);
+    }
+    // a + w.lo16 * b.byte[i] + w.hi16 * b.byte[i + 1], i = 0 (kHi false) or 2; w's halves signed.
+    template <bool kHi> static __device__ __forceinline__ int dp2a(std::uint32_t w, std::uint32_t b, int a) {
+        int d;
+        if constexpr (kHi) asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(b), "r"(a));
+        else asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(b), "r"(a));
+        return d;
+    }
+    // (c << 16) | (sat_u8(a) << 8) | sat_u8(b): one I2IP.U8.S32.SAT.
+    static __device__ __forceinline__ std::uint32_t pack_sat_u8(int a, int b, std::uint32_t c) {
+        std::uint32_t d;
+        asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+        return d;
+    }
+    // One kernel row's three taps of one channel for the 4 outputs, pair words p0 = pixels (0, 1),
+    // p1 = (2, 3), p2 = (4, 5), weight words wr = fixed.words + 4 row: output 0 takes pixels 0..2
+    // as (q0, q1) on pair 0 and (q2, 0) on pair 1, output 1 pixels 1..3 as (0, q0) and (q1, q2) on
+    // the same pairs; outputs 2 and 3 the same one pair further.
+    template <bool kHi>
+    __device__ __forceinline__ void fixed_row(int row, std::uint32_t p0, std::uint32_t p1, std::uint32_t p2,
+                                              int (&acc)[4]) const {
+        const std::uint32_t* wr = fixed.words + 4 * row;
+        acc[0] = dp2a<kHi>(wr[1], p1, dp2a<kHi>(wr[0], p0, acc[0]));
+        acc[1] = dp2a<kHi>(wr[3], p1, dp2a<kHi>(wr[2], p0, acc[1]));
+        acc[2] = dp2a<kHi>(wr[1], p2, dp2a<kHi>(wr[0], p1, acc[2]));
+        acc[3] = dp2a<kHi>(wr[3], p2, dp2a<kHi>(wr[2], p1, acc[3]));
+    }
+    // The 4 outputs of one row from the byte pairs (byte_pairs) of input rows t, m, b; c = the 4
+    // centre pixels (their alpha is kept).
+    __device__ __forceinline__ void fixed4(const std::uint32_t (&t)[6], const std::uint32_t (&m)[6],
+                                           const std::uint32_t (&b)[6], const std::uint32_t (&c)[4],
+                                           std::uint32_t (&out)[4]) const {
+        int r[4], g[4], bl[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) r[i] = g[i] = bl[i] = fixed.acc_init;
+        auto rows = [&](const std::uint32_t (&p)[6], int row) {
+            fixed_row<false>(row, p[0], p[1], p[2], r);
+            fixed_row<true>(row, p[0], p[1], p[2], g);
+            fixed_row<false>(row, p[3], p[4], p[5], bl);
+        };
+        rows(t, 0);
+        rows(m, 1);
+        rows(b, 2);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int s = fixed.shift;
+            const std::uint32_t ba = pack_sat_u8(int(c[i] >> 24), bl[i] >> s, 0u);
+            out[i] = pack_sat_u8(g[i] >> s, r[i] >> s, ba);
+        }
+    }
     template <class Win> __device__ __forceinline__ float4 operator()(const Win& w) const {
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
@@ -875,7 +943,9 @@ decltype(auto) with_fixed_radius(const Filter& f, Fn&& fn) {
             u.scale = f.scale;
             u.bias = f.bias;
             u.set_integer_form();
-            u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);  // `registers` prefers `integer`
+            // `registers` prefers `integer`, then `fixed`, then `planar`; the tile mechanisms take `planar`.
+            u.planar = swar_math::user_planar_form(u.weights, u.scale, u.bias);
+            u.fixed = swar_math::user_fixed_form(u.weights, u.scale, u.bias);
             return fn(u);
         }
     }

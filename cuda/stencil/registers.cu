@@ -154,7 +154,10 @@ __device__ __noinline__ void store_partial(std::uint32_t* o, int n, uint4 v) {
 // UserInteger: the user 3x3 kernel's integer form (UserKernel3Filter::swar4_integer) where its
 // weights allow, instead of its float window; UserIntegerFolded: the same with its finish folded
 // into one FFMA per channel where that is exact (UserKernel3Filter::folded); UserPlanar: its float
-// form one channel at a time (UserKernel3Filter::planar4) for the other weights.
+// form one channel at a time (UserKernel3Filter::planar4) for the other weights; UserFixed: its
+// 16-bit fixed-point form (UserKernel3Filter::fixed4) for the other weights where that form's
+// error bound allows (swar_math::UserFixedForm). New finishes go last: the Sass tests find kernels
+// by the enum's value in the mangled name ("FinishE6E" = UserPlanar, "FinishE7E" = UserFixed).
 enum class Finish {
     Swar4,
     SharpenDyadic,
@@ -162,7 +165,8 @@ enum class Finish {
     SharpenFloatFolded,
     UserInteger,
     UserIntegerFolded,
-    UserPlanar
+    UserPlanar,
+    UserFixed
 };
 
 template <class Filter, Finish kFinish, bool kOneAddress>
@@ -175,7 +179,7 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
     // The user kernel's one-address forms store a partial group out of line (store_partial).
     constexpr bool kPartialOutOfLine =
         kOneAddress && (kFinish == Finish::UserInteger || kFinish == Finish::UserIntegerFolded ||
-                        kFinish == Finish::UserPlanar);
+                        kFinish == Finish::UserPlanar || kFinish == Finish::UserFixed);
     auto store = [&](int y, const std::uint32_t (&out)[4]) {
         auto* o = row_ptr<PixelRGBA8>(dst, dst_pitch, y) + x;
         if (dst_vec && x + 3 < w) {
@@ -212,10 +216,27 @@ __device__ __forceinline__ void compute_item(const Filter& f, const ItemRows& r,
         }
         return;
     }
+    if constexpr (kFinish == Finish::UserFixed) {
+        // Each input row regrouped once into byte pairs of one channel (UserKernel3Filter::byte_pairs),
+        // then dp2a over three rows of them per output row (fixed4).
+        std::uint32_t pairs[kRows + 2][6];
+#pragma unroll
+        for (int i = 0; i < kRows + 2; ++i) f.byte_pairs(left[i], raw[i], right[i], pairs[i]);
+#pragma unroll
+        for (int step = 0; step < kRows; ++step) {
+            if (y0 + step >= h) break;
+            std::uint32_t out[4];
+            f.fixed4(pairs[step], pairs[step + 1], pairs[step + 2], raw[step + 1], out);
+            finish4(f, out);
+            store(y0 + step, out);
+        }
+        return;
+    }
     // The integer form (filters.cuh, namespace swar): each row's 6 pixels unpacked once into (R, B)
     // and (G of column k, G of column k + 1) 16-bit lanes (swar::Row); else
-    // the float window of all channels (user kernels that neither form holds: a zero scale,
-    // weights that are not finite). Three rows live either way.
+    // the float window of all channels (user kernels that none of the integer, fixed-point and
+    // float forms holds: a zero scale with a bias beyond 32-bit fixed point, for one). Three rows
+    // live either way.
     constexpr bool kInteger = swar3x3_v<Filter, PixelRGBA8> || kFinish == Finish::UserInteger ||
                               kFinish == Finish::UserIntegerFolded;
     using Row = std::conditional_t<kInteger, swar::Row, float4[6]>;
@@ -257,7 +278,7 @@ template <class Filter, Finish kFinish>
 inline constexpr bool kIssueHeavy =
     std::is_same_v<base_filter_t<Filter>, SobelFilter> || kFinish == Finish::SharpenFloat ||
     kFinish == Finish::SharpenFloatFolded || kFinish == Finish::UserInteger ||
-    kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar;
+    kFinish == Finish::UserIntegerFolded || kFinish == Finish::UserPlanar || kFinish == Finish::UserFixed;
 
 // kOneAddress: the one-address load compiled in (load_item), a kernel of its own so that the
 // others keep their code and registers (with it compiled in but off, the H100 ran the user
@@ -362,6 +383,7 @@ Result launch_registers(const LaunchArgs& a) {
                     using Integer = std::integral_constant<Finish, Finish::UserInteger>;
                     using Folded = std::integral_constant<Finish, Finish::UserIntegerFolded>;
                     using Planar = std::integral_constant<Finish, Finish::UserPlanar>;
+                    using Fixed = std::integral_constant<Finish, Finish::UserFixed>;
                     using Plain = std::integral_constant<Finish, Finish::Swar4>;
                     auto pick = [&] {
                         if constexpr (std::is_same_v<base_filter_t<F>, SharpenFilter>)
@@ -378,6 +400,7 @@ Result launch_registers(const LaunchArgs& a) {
                             // 81.7-82.2.
                             return f.integer && f.folded && one_address ? variant(Folded{})
                                    : f.integer                          ? variant(Integer{})
+                                   : f.fixed.usable                     ? variant(Fixed{})
                                    : f.planar.usable                    ? variant(Planar{})
                                                                         : variant(Plain{});
                         else

@@ -240,6 +240,82 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
     return v >= 255.0f ? 255u : static_cast<std::uint32_t>(std::nearbyint(v));
 }
 
+// The user 3x3 kernel on RGBA8 in 16-bit fixed point (UserKernel3Filter::fixed4, which `registers`
+// runs for weights without an integer form where this one is close enough): every effective weight
+// e_k = scale * w_k becomes the integer q_k = round(e_k 2^s), |q_k| <= 32767, so that one dp2a
+// (IDP.2A in SASS: two signed 16-bit weights times two bytes of one word, added to a 32-bit sum)
+// takes two taps of one channel. The sum starts at C = round((255 bias + 0.5) 2^s), so that
+//   byte = clamp(floor((C + sum q_k p_k) / 2^s), 0, 255)
+// is the exact result scale * sum w p + 255 bias rounded half up (the reference's rounding) up to
+// the quantisation: |(C + sum q_k p_k) / 2^s - (exact + 0.5)| <= error_bound =
+// (255 sum |q_k - e_k 2^s| + |C - (255 bias + 0.5) 2^s|) / 2^s. s is the largest shift that keeps
+// every |q_k| <= 32767 and |C| + 255 sum |q_k| below 2^31 (the sum never overflows). The form is
+// usable where error_bound <= kUserFixedMaxError: the byte then differs from the exact rounding
+// only where the exact result lies within error_bound of a half, and by 1 there (the check's
+// tolerance is 1 LSB); elsewhere the float form (UserPlanarForm) runs. The device arithmetic is
+// integer and exact, so user_fixed_byte below is its twin bit for bit.
+// words: per kernel row r (weights q0 q1 q2 of that row) the four signed 16-bit pairs dp2a takes,
+// low half first: (q0, q1), (q2, 0), (0, q0), (q1, q2); see UserKernel3Filter::fixed4.
+inline constexpr double kUserFixedMaxError = 1.0 / 16.0;
+struct UserFixedForm {
+    bool usable = false;
+    int shift = 0;
+    std::int32_t acc_init = 0;
+    std::int32_t q[9] = {};
+    std::uint32_t words[12] = {};
+    double error_bound = 0.0;  // in output LSB (not passed to the device)
+};
+
+inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, float bias) {
+    UserFixedForm r;
+    double e[9];
+    for (int k = 0; k < 9; ++k) {
+        e[k] = double(scale) * double(weights[k]);
+        if (!std::isfinite(e[k])) return r;
+    }
+    if (!std::isfinite(bias)) return r;
+    const double c = 255.0 * double(bias) + 0.5;
+    for (int s = 30; s >= 0; --s) {
+        const double m = std::ldexp(1.0, s);
+        double taps = 0.0, err = 0.0;
+        bool fits = true;
+        for (int k = 0; k < 9 && fits; ++k) {
+            const double q = std::nearbyint(e[k] * m);
+            fits = std::fabs(q) <= 32767.0;
+            taps += 255.0 * std::fabs(q);
+            err += 255.0 * std::fabs(q - e[k] * m);
+            r.q[k] = fits ? std::int32_t(q) : 0;
+        }
+        const double init = std::nearbyint(c * m);
+        if (!fits || !(std::fabs(init) + taps < 2147483647.0)) continue;
+        r.shift = s;
+        r.acc_init = std::int32_t(init);
+        r.error_bound = (err + std::fabs(init - c * m)) / m;
+        r.usable = r.error_bound <= kUserFixedMaxError;
+        auto pair = [](std::int32_t lo, std::int32_t hi) {
+            return (std::uint32_t(lo) & 0xffffu) | (std::uint32_t(hi) << 16);
+        };
+        for (int row = 0; row < 3; ++row) {
+            const std::int32_t q0 = r.q[3 * row], q1 = r.q[3 * row + 1], q2 = r.q[3 * row + 2];
+            r.words[4 * row + 0] = pair(q0, q1);
+            r.words[4 * row + 1] = pair(q2, 0);
+            r.words[4 * row + 2] = pair(0, q0);
+            r.words[4 * row + 3] = pair(q1, q2);
+        }
+        return r;
+    }
+    return r;  // weights of 32767.5 or more: no shift fits
+}
+
+// The device result of one channel of one output (UserKernel3Filter::fixed4): p = the window's
+// bytes, row-major. The 32-bit sum cannot overflow (user_fixed_form), so 64-bit here is the same.
+inline std::uint32_t user_fixed_byte(const UserFixedForm& f, const std::uint32_t (&p)[9]) {
+    std::int64_t acc = f.acc_init;
+    for (int k = 0; k < 9; ++k) acc += std::int64_t(f.q[k]) * std::int64_t(p[k]);
+    const std::int64_t v = acc >> f.shift;  // floor: an arithmetic shift, as SHF.R.S32 on the device
+    return std::uint32_t(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
 } // namespace tl::cuda::swar_math
 
 namespace tl::cuda::swar_math {

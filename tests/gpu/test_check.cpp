@@ -90,9 +90,12 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     run_matrix(cfg);
 }
 
-// The user 3x3 kernel's weight forms on every mechanism (registers runs three: integer weights,
-// the per-channel float form over raw bytes, and the all-channel float window where neither holds,
-// here a zero scale): weights spanning orders of magnitude scale the float form's exponent both ways.
+// The user 3x3 kernel's weight forms on every mechanism (registers runs four: integer weights, the
+// 16-bit fixed-point form where its error bound allows (the tiny, large, asymmetric and zero-scale
+// sets), the per-channel float form over raw bytes where it does not (the sharpening set, bound
+// 0.09 LSB), and the all-channel float window where neither holds (a zero scale with a bias too
+// large for 32 bits in fixed point)): weights spanning orders of magnitude scale the float form's
+// exponent both ways, and asymmetric ones catch a mirrored tap.
 // The same three for the user 5x5 kernel, whose float form the tile mechanisms run (smem, ldgsts,
 // tma, tma_ws, cluster) and whose window they fall back to for a zero scale.
 TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
@@ -110,6 +113,11 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     add("user tiny weights", {1e-4f, 3e-4f, 1e-4f, 3e-4f, 7.7e-4f, 3e-4f, 1e-4f, 3e-4f, 1e-4f}, 420.0f, -0.05f);
     add("user large weights", {100.3f, -50.7f, 0.0f, 33.3f, -80.1f, 2.5f, 0.0f, 0.1f, -4.4f}, 1.0f / 400.0f, 0.5f);
     add("user zero scale", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, 0.3f);
+    add("user asymmetric", {0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f}, 1.0f, 0.3f);
+    add("user sharpening thirds", {-1.0f / 3, -1.0f / 3, -1.0f / 3, -1.0f / 3, 11.0f / 3, -1.0f / 3, -1.0f / 3,
+                                   -1.0f / 3, -1.0f / 3},
+        1.0f, 0.0f);
+    add("user zero scale, huge bias", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, -2e7f);
     // Integer weights whose results leave [0, 255] far on both sides (the integer form's clamp),
     // the second beyond 16 signed bits.
     add("user integer, clamped", {-1, -1, -1, -1, 8, -1, -1, -1, -1}, 4.0f, 0.2f);

@@ -136,6 +136,29 @@ TEST(Sass, UserPlanarFormRoundsWithOneConversion) {
     EXPECT_GE(planar5, 1) << "no kernel of the user 5x5 planar form";
 }
 
+// The user 3x3 kernel's 16-bit fixed-point form (UserKernel3Filter::fixed4; Finish::UserFixed,
+// "FinishE7E" in the mangled name) sums two taps per dp2a (IDP.2A) and packs each output with the
+// saturating conversion cvt.pack.sat.u8.s32.b32 (I2IP); outside a fused chain, whose ops may compute
+// in f32, it has no FFMA at all (the float form's 27 per output are gone).
+TEST(Sass, UserFixedFormSumsWithDp2a) {
+    if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
+    int kernels = 0;
+    for (const auto& [name, text] : sass()) {
+        if (name.find("stencil_registers_kernel") == std::string::npos ||
+            name.find("UserKernel3Filter") == std::string::npos || name.find("FinishE7E") == std::string::npos)
+            continue;
+        ++kernels;
+        EXPECT_NE(text.find("IDP.2A.LO.S16.U8"), std::string::npos) << name << " has no IDP.2A.LO";
+        EXPECT_NE(text.find("IDP.2A.HI.S16.U8"), std::string::npos) << name << " has no IDP.2A.HI";
+        EXPECT_NE(text.find("I2IP.U8.S32.SAT"), std::string::npos) << name << " has no I2IP.U8.S32.SAT";
+        if (name.find("Fused") == std::string::npos) {
+            EXPECT_EQ(text.find(" FFMA "), std::string::npos) << name << " still has an FFMA";
+        }
+    }
+    EXPECT_GE(kernels, 4) << "expected the plain and fused registers kernels of the fixed-point form, with and "
+                             "without the one-address load";
+}
+
 // The tma Box stream (cuda/stencil/tma_box_stream.cu) stores its 8-row blocks (the 8-pixel halo
 // class, template argument 8: "ELi8ELi" in the mangled name) through shared memory with TMA
 // stores, as the explain text says; the wider classes store from registers.

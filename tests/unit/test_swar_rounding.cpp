@@ -247,6 +247,137 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
     EXPECT_FALSE(user_planar_form(ok, INFINITY, 0.0f).usable);
 }
 
+// The user 3x3 kernel's 16-bit fixed-point form (swar_math::UserFixedForm, which `registers` runs
+// for weights without an integer form where error_bound <= 1/16 LSB): against the exact result
+// rounded half up, on random and extreme windows. The form's own sum (C + sum q p) / 2^s lies
+// within error_bound of exact + 0.5, the byte within 1 LSB of the exact rounding everywhere and
+// equal to it wherever the exact value is farther than error_bound from a half.
+TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
+    struct Case {
+        float w[9];
+        float scale, bias;
+    };
+    const Case cases[] = {
+        {{0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f}, 1.5f, 0.25f},  // check's "frac"
+        {{0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f}, 1.0f, 0.0f},
+        {{-0.3f, 0.7f, -0.3f, 1.1f, 3.3f, 1.1f, -0.3f, 0.7f, -0.3f}, 1.0f / 7.0f, 0.1f},
+        {{1e-6f, 3e-6f, 1e-6f, 3e-6f, 7e-6f, 3e-6f, 1e-6f, 3e-6f, 1e-6f}, 37000.0f, -0.05f},
+        {{0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f}, 1.0f, 0.3f},
+    };
+    std::mt19937 rng(99);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (const Case& c : cases) {
+        const UserFixedForm f = user_fixed_form(c.w, c.scale, c.bias);
+        ASSERT_TRUE(f.usable) << "error bound " << f.error_bound;
+        EXPECT_LE(f.error_bound, kUserFixedMaxError);
+        long away_from_half = 0;
+        auto one = [&](const std::uint32_t (&p)[9]) {
+            double v = 255.0 * double(c.bias);
+            std::int64_t acc = f.acc_init;
+            for (int k = 0; k < 9; ++k) {
+                v += double(c.scale) * double(c.w[k]) * double(p[k]);
+                acc += std::int64_t(f.q[k]) * std::int64_t(p[k]);
+            }
+            ASSERT_LT(std::llabs(acc), 1ll << 31);
+            ASSERT_LE(std::fabs(std::ldexp(double(acc), -f.shift) - (v + 0.5)), f.error_bound + 1e-9) << v;
+            const double want = std::floor(std::fmin(std::fmax(v, 0.0), 255.0) + 0.5);
+            const double got = double(user_fixed_byte(f, p));
+            ASSERT_LE(std::fabs(got - want), 1.0) << "exact value " << v;
+            if (std::fabs(v - std::floor(v) - 0.5) <= f.error_bound + 1e-9) return;
+            ASSERT_EQ(got, want) << "exact value " << v;
+            ++away_from_half;
+        };
+        for (int n = 0; n < 200000; ++n) {
+            std::uint32_t p[9];
+            for (auto& b : p) b = std::uint32_t(byte(rng));
+            one(p);
+        }
+        for (std::uint32_t fill : {0u, 1u, 128u, 254u, 255u}) {
+            std::uint32_t p[9];
+            for (auto& b : p) b = fill;
+            one(p);
+        }
+        // Windows with every positive weight at 255 and every negative one at 0, and the reverse:
+        // the sum's extremes, where an overflow would show.
+        for (int sign : {1, -1}) {
+            std::uint32_t p[9];
+            for (int k = 0; k < 9; ++k) p[k] = (f.q[k] * sign > 0) ? 255u : 0u;
+            one(p);
+        }
+        EXPECT_GT(away_from_half, 150000);
+    }
+    // Where the bound is too loose, or nothing fits, the float form runs instead.
+    const float coarse[9] = {7.3f, -7.1f, 7.7f, 6.9f, -7.45f, 7.15f, -6.85f, 7.05f, 7.65f};
+    const UserFixedForm loose = user_fixed_form(coarse, 1.0f, 0.0f);
+    EXPECT_GT(loose.error_bound, kUserFixedMaxError);
+    EXPECT_FALSE(loose.usable);
+    const float huge[9] = {40000.0f, 0, 0, 0, 0, 0, 0, 0, 0};
+    const float nan_w[9] = {0.1f, std::nanf(""), 0, 0, 0, 0, 0, 0, 0};
+    const float ok[9] = {0.1f, 0, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_FALSE(user_fixed_form(huge, 1.0f, 0.0f).usable);
+    EXPECT_FALSE(user_fixed_form(nan_w, 1.0f, 0.0f).usable);
+    EXPECT_FALSE(user_fixed_form(ok, 1.0f, std::nanf("")).usable);
+    EXPECT_FALSE(user_fixed_form(ok, INFINITY, 0.0f).usable);
+}
+
+// The device's data layout of that form (UserKernel3Filter::byte_pairs and fixed4), emulated with
+// the PTX semantics of prmt, dp2a and cvt.pack.sat.u8.s32.b32: 4 outputs of one row from 3 rows of
+// 6 random pixels equal user_fixed_byte per channel, with the centre pixel's alpha kept.
+std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
+    const std::uint64_t bytes = (std::uint64_t(b) << 32) | a;
+    std::uint32_t d = 0;
+    for (int i = 0; i < 4; ++i) d |= std::uint32_t((bytes >> (8 * ((sel >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return d;
+}
+std::int32_t dp2a(bool hi, std::uint32_t w, std::uint32_t b, std::int32_t c) {
+    const int i = hi ? 2 : 0;
+    const std::int32_t w0 = std::int16_t(w & 0xffffu), w1 = std::int16_t(w >> 16);
+    return c + w0 * std::int32_t((b >> (8 * i)) & 0xffu) + w1 * std::int32_t((b >> (8 * (i + 1))) & 0xffu);
+}
+std::uint32_t pack_sat_u8(std::int32_t a, std::int32_t b, std::uint32_t c) {
+    auto sat = [](std::int32_t v) { return std::uint32_t(v < 0 ? 0 : (v > 255 ? 255 : v)); };
+    return (c << 16) | (sat(a) << 8) | sat(b);
+}
+TEST(SwarRounding, UserFixedFormLayoutMatchesItsTwin) {
+    const float w[9] = {0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f};
+    const UserFixedForm f = user_fixed_form(w, 1.0f, 0.3f);
+    ASSERT_TRUE(f.usable);
+    std::mt19937 rng(7);
+    for (int n = 0; n < 20000; ++n) {
+        std::uint32_t px[3][6], pairs[3][6];
+        for (auto& row : px)
+            for (auto& v : row) v = std::uint32_t(rng());
+        for (int r = 0; r < 3; ++r) {
+            const std::uint32_t* p = px[r];
+            for (int j = 0; j < 3; ++j) {
+                pairs[r][j] = prmt(p[2 * j], p[2 * j + 1], 0x5140u);
+                pairs[r][3 + j] = prmt(p[2 * j], p[2 * j + 1], 0x7362u);
+            }
+        }
+        for (int i = 0; i < 4; ++i) {
+            std::int32_t acc[3] = {f.acc_init, f.acc_init, f.acc_init};
+            for (int r = 0; r < 3; ++r) {
+                const std::uint32_t* wr = f.words + 4 * r;
+                const int first = i / 2;  // the pair holding pixel i (outputs 0-1: pair 0; 2-3: pair 1)
+                const std::uint32_t wa = wr[(i & 1) ? 2 : 0], wb = wr[(i & 1) ? 3 : 1];
+                acc[0] = dp2a(false, wb, pairs[r][first + 1], dp2a(false, wa, pairs[r][first], acc[0]));
+                acc[1] = dp2a(true, wb, pairs[r][first + 1], dp2a(true, wa, pairs[r][first], acc[1]));
+                acc[2] = dp2a(false, wb, pairs[r][3 + first + 1], dp2a(false, wa, pairs[r][3 + first], acc[2]));
+            }
+            const std::uint32_t centre = px[1][i + 1];
+            const std::uint32_t ba = pack_sat_u8(std::int32_t(centre >> 24), acc[2] >> f.shift, 0u);
+            const std::uint32_t got = pack_sat_u8(acc[1] >> f.shift, acc[0] >> f.shift, ba);
+            for (int ch = 0; ch < 3; ++ch) {
+                std::uint32_t p[9];
+                for (int r = 0; r < 3; ++r)
+                    for (int dx = 0; dx < 3; ++dx) p[3 * r + dx] = (px[r][i + dx] >> (8 * ch)) & 0xffu;
+                ASSERT_EQ((got >> (8 * ch)) & 0xffu, user_fixed_byte(f, p)) << "output " << i << " channel " << ch;
+            }
+            ASSERT_EQ(got >> 24, centre >> 24);
+        }
+    }
+}
+
 // The user 5x5 kernel's form (UserKernel5Filter::planar_item on the tile mechanisms): the same rule
 // over 25 taps, with check's asymmetric 5x5 weights and a Gaussian-like set of fractional ones.
 TEST(SwarRounding, UserPlanarForm5x5MatchesTheExactResult) {
