@@ -259,6 +259,7 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
 inline constexpr double kUserFixedMaxError = 1.0 / 16.0;
 struct UserFixedForm {
     bool usable = false;
+    bool exact = false;  // error_bound 0: the byte is the exact result rounded half up, always
     int shift = 0;
     std::int32_t acc_init = 0;
     std::int32_t q[9] = {};
@@ -292,6 +293,7 @@ inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, flo
         r.acc_init = std::int32_t(init);
         r.error_bound = (err + std::fabs(init - c * m)) / m;
         r.usable = r.error_bound <= kUserFixedMaxError;
+        r.exact = r.error_bound == 0.0;
         auto pair = [](std::int32_t lo, std::int32_t hi) {
             return (std::uint32_t(lo) & 0xffffu) | (std::uint32_t(hi) << 16);
         };

@@ -90,12 +90,14 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     run_matrix(cfg);
 }
 
-// The user 3x3 kernel's weight forms on every mechanism (registers runs four: integer weights, the
-// 16-bit fixed-point form where its error bound allows (the tiny, large, asymmetric and zero-scale
-// sets), the per-channel float form over raw bytes where it does not (the sharpening set, bound
-// 0.09 LSB), and the all-channel float window where neither holds (a zero scale with a bias too
-// large for 32 bits in fixed point)): weights spanning orders of magnitude scale the float form's
-// exponent both ways, and asymmetric ones catch a mirrored tap.
+// The user 3x3 kernel's weight forms on every mechanism. registers runs four: the 16-bit
+// fixed-point form where it is exact (the integer sets with dyadic scales, the zero-scale set) or
+// within its error bound (the tiny, large and asymmetric sets); the integer form for integer weights
+// whose scale is not dyadic (the ninths and thirds); the per-channel float form over raw bytes where
+// the fixed-point bound is too loose (the sharpening set, 0.09 LSB); and the all-channel float window
+// where no form holds (a zero scale with a bias too large for 32 bits in fixed point). Weights
+// spanning orders of magnitude scale the float form's exponent both ways, and asymmetric ones catch
+// a mirrored tap.
 // The same three for the user 5x5 kernel, whose float form the tile mechanisms run (smem, ldgsts,
 // tma, tma_ws, cluster) and whose window they fall back to for a zero scale.
 TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
@@ -122,6 +124,8 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     // the second beyond 16 signed bits.
     add("user integer, clamped", {-1, -1, -1, -1, 8, -1, -1, -1, -1}, 4.0f, 0.2f);
     add("user integer, beyond 16 bits", {1, 2, 1, 2, 4, 2, 1, 2, 1}, 10.0f, -3.0f);
+    add("user integer, ninths", {1, 2, 1, 2, 3, 0, 1, 0, -1}, 1.0f / 9.0f, 0.05f);
+    add("user integer, thirds, clamped", {-1, -1, -1, -1, 9, -1, -1, -1, -1}, 1.0f / 3.0f, 0.1f);
     auto add5 = [&](const char* label, auto weight, float scale, float bias) {
         tl::FilterParams p{.kind = tl::FilterKind::UserKernel};
         p.user_size = 5;

@@ -306,6 +306,15 @@ TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
         }
         EXPECT_GT(away_from_half, 150000);
     }
+    // Exact where every scaled weight and the bias land on the 2^-s grid (registers then prefers it
+    // to the integer form), not where the scale is not dyadic.
+    const float ints[9] = {1, 2, 1, 0, 0, 0, -1, -2, -1};
+    EXPECT_TRUE(user_fixed_form(ints, 0.5f, 0.5f).exact);
+    EXPECT_EQ(user_fixed_form(ints, 0.5f, 0.5f).error_bound, 0.0);
+    EXPECT_TRUE(user_fixed_form(ints, 4.0f, 0.2f).usable);
+    EXPECT_FALSE(user_fixed_form(ints, 4.0f, 0.2f).exact);  // 255 * 0.2f is not on the grid
+    EXPECT_FALSE(user_fixed_form(ints, 1.0f / 9.0f, 0.0f).exact);
+    EXPECT_FALSE(user_fixed_form(cases[0].w, cases[0].scale, cases[0].bias).exact);
     // Where the bound is too loose, or nothing fits, the float form runs instead.
     const float coarse[9] = {7.3f, -7.1f, 7.7f, 6.9f, -7.45f, 7.15f, -6.85f, 7.05f, 7.65f};
     const UserFixedForm loose = user_fixed_form(coarse, 1.0f, 0.0f);
