@@ -40,15 +40,17 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
     {
         FilterParams p{.kind = FilterKind::UserKernel};
         p.user_size = 3;
-        // Halves: `registers` runs them in its 16-bit fixed-point form, where they are exact (the
-        // same filter as 1 2 1 / 0 0 0 / -1 -2 -1 with scale 0.5).
+        // Halves: `registers` runs them in its 16-bit fixed-point form on the H200, where they are
+        // exact, in its integer form elsewhere (the same filter as 1 2 1 / 0 0 0 / -1 -2 -1 with
+        // scale 0.5).
         const float w[9] = {0.5f, 1, 0.5f, 0, 0, 0, -0.5f, -1, -0.5f};
         std::copy(std::begin(w), std::end(w), p.user.begin());
         p.user_scale = 1.0f;
         p.user_bias = 0.5f;
         add("user 3x3", p);
-        // Non-dyadic weights (0.3): `registers` runs them in its fixed-point form too, within 1/256
-        // LSB of the exact sum (swar_math::UserFixedForm); the tile mechanisms in their float form.
+        // Non-dyadic weights (0.3): `registers` runs them in its fixed-point form on the H200, within
+        // 1/256 LSB of the exact sum (swar_math::UserFixedForm), in its float form elsewhere, as the
+        // tile mechanisms do.
         const float wf[9] = {0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f};
         std::copy(std::begin(wf), std::end(wf), p.user.begin());
         p.user_scale = 1.5f;

@@ -368,8 +368,10 @@ Result launch_registers(const LaunchArgs& a) {
                     // the GPU asks for it.
                     auto variant = [&](auto finish) {
                         constexpr Finish kF = decltype(finish)::value;
-                        // The folded finishes are picked with one_address only: no kernel without it.
-                        if constexpr (kF == Finish::SharpenFloatFolded || kF == Finish::UserIntegerFolded)
+                        // The folded finishes and the fixed-point form are picked with one_address
+                        // only: no kernel without it.
+                        if constexpr (kF == Finish::SharpenFloatFolded || kF == Finish::UserIntegerFolded ||
+                                      kF == Finish::UserFixed)
                             return stencil_registers_kernel<F, kF, true>;
                         else if constexpr (kIssueHeavy<F, kF>)
                             return one_address ? stencil_registers_kernel<F, kF, true>
@@ -399,22 +401,26 @@ Result launch_registers(const LaunchArgs& a) {
                             // 24.4-24.6 -> 23.1-23.7 us (copy kernel 20.1-20.2), 8K 83.4-83.8 ->
                             // 81.7-82.2.
                             //
-                            // The fixed-point form first where it is exact (error_bound 0: every
-                            // scaled weight and the bias land on its 2^-s grid, as integer and dyadic
-                            // kernels with a dyadic scale do), since it rounds the exact sum half up
-                            // as the reference does while the integer form's float finish can differ
-                            // within float error of a half; then the integer form, then the
-                            // fixed-point form within its bound. H200 A/B in one run (three
-                            // triples, the check suite's user 3x3 case, copy kernel 19.9-20.2 us):
-                            // 4K 23.7-23.9 us on the integer form (23.4-23.6 before the fixed form's
-                            // members were added to the functor) -> 23.4-23.6 on the fixed one;
-                            // 8K 81.9-82.0 -> 81.8-82.0.
-                            return f.fixed.usable && f.fixed.exact          ? variant(Fixed{})
-                                   : f.integer && f.folded && one_address ? variant(Folded{})
-                                   : f.integer                            ? variant(Integer{})
-                                   : f.fixed.usable                       ? variant(Fixed{})
-                                   : f.planar.usable                      ? variant(Planar{})
-                                                                          : variant(Plain{});
+                            // The fixed-point form (one-address kernels only) first where it is
+                            // exact (error_bound 0: every scaled weight and the bias land on its 2^-s
+                            // grid, as integer and dyadic kernels with a dyadic scale do), since it
+                            // rounds the exact sum half up as the reference does while the integer
+                            // form's float finish can differ within float error of a half; then the
+                            // integer form, then the fixed-point form within its bound. H200 A/B in
+                            // one run (three triples, the check suite's user 3x3 case, copy kernel
+                            // 19.9-20.2 us): 4K 23.7-23.9 us on the integer form (23.4-23.6 before
+                            // the fixed form's members were added to the functor) -> 23.4-23.6 on
+                            // the fixed one; 8K 81.9-82.0 -> 81.8-82.0. On the H100 (DRAM-bound,
+                            // the per-row loads) the fixed form took 8K 126.1-126.8 us against
+                            // 103.0-109.8 for the integer and float forms (4K 28.8-29.2 against
+                            // 28.9-29.4), as the other light kernels do there (see load_item), so
+                            // it runs where one_address does only.
+                            return f.fixed.usable && f.fixed.exact && one_address ? variant(Fixed{})
+                                   : f.integer && f.folded && one_address         ? variant(Folded{})
+                                   : f.integer                                    ? variant(Integer{})
+                                   : f.fixed.usable && one_address                ? variant(Fixed{})
+                                   : f.planar.usable                              ? variant(Planar{})
+                                                                                  : variant(Plain{});
                         else
                             return variant(Plain{});
                     };

@@ -90,8 +90,8 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
     run_matrix(cfg);
 }
 
-// The user 3x3 kernel's weight forms on every mechanism. registers runs four: the 16-bit
-// fixed-point form where it is exact (the integer sets with dyadic scales, the zero-scale set) or
+// The user 3x3 kernel's weight forms on every mechanism. registers runs four: on a GPU with its
+// one-address kernels (the H200's), the 16-bit fixed-point form where it is exact (the integer sets with dyadic scales, the zero-scale set) or
 // within its error bound (the tiny, large and asymmetric sets); the integer form for integer weights
 // whose scale is not dyadic (the ninths and thirds); the per-channel float form over raw bytes where
 // the fixed-point bound is too loose (the sharpening set, 0.09 LSB); and the all-channel float window
