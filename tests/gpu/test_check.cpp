@@ -91,15 +91,14 @@ TEST(CheckMatrix4K, EveryMechanismMatchesReferenceAt4K) {
 }
 
 // The user 3x3 kernel's weight forms on every mechanism. registers runs four: on a GPU with its
-// one-address kernels (the H200's), the 16-bit fixed-point form where it is exact (the integer sets with dyadic scales, the zero-scale set) or
-// within its error bound (the tiny, large and asymmetric sets); the integer form for integer weights
-// whose scale is not dyadic (the ninths and thirds); the per-channel float form over raw bytes where
-// the fixed-point bound is too loose (the sharpening set, 0.09 LSB); and the all-channel float window
-// where no form holds (a zero scale with a bias too large for 32 bits in fixed point). Weights
-// spanning orders of magnitude scale the float form's exponent both ways, and asymmetric ones catch
-// a mirrored tap.
-// The same three for the user 5x5 kernel, whose float form the tile mechanisms run (smem, ldgsts,
-// tma, tma_ws, cluster) and whose window they fall back to for a zero scale.
+// one-address kernels (the H200's), the 16-bit fixed-point form where it is exact (the integer sets with
+// dyadic scales, the zero-scale set) or within its error bound (the tiny, large and asymmetric sets); the
+// integer form for integer weights whose scale is not dyadic (the ninths and thirds); the per-channel float
+// form over raw bytes where the fixed-point bound is too loose (the sharpening set, 0.09 LSB); and the
+// all-channel float window where no form holds (a zero scale with a bias too large for 32 bits in fixed
+// point). Weights spanning orders of magnitude scale the float form's exponent both ways, and asymmetric ones
+// catch a mirrored tap. The same three for the user 5x5 kernel, whose float form the tile mechanisms run
+// (smem, ldgsts, tma, tma_ws, cluster) and whose window they fall back to for a zero scale.
 TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     auto cfg = tl::cmd::default_check_config();
     cfg.sizes = {{17, 9}, {129, 65}, {40, 70}};
@@ -116,8 +115,8 @@ TEST(CheckMatrixUserKernel, EveryWeightFormMatchesReference) {
     add("user large weights", {100.3f, -50.7f, 0.0f, 33.3f, -80.1f, 2.5f, 0.0f, 0.1f, -4.4f}, 1.0f / 400.0f, 0.5f);
     add("user zero scale", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, 0.3f);
     add("user asymmetric", {0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f}, 1.0f, 0.3f);
-    add("user sharpening thirds", {-1.0f / 3, -1.0f / 3, -1.0f / 3, -1.0f / 3, 11.0f / 3, -1.0f / 3, -1.0f / 3,
-                                   -1.0f / 3, -1.0f / 3},
+    add("user sharpening thirds",
+        {-1.0f / 3, -1.0f / 3, -1.0f / 3, -1.0f / 3, 11.0f / 3, -1.0f / 3, -1.0f / 3, -1.0f / 3, -1.0f / 3},
         1.0f, 0.0f);
     add("user zero scale, huge bias", {0.3f, 0.1f, 0.3f, 0.1f, 0.7f, 0.1f, 0.3f, 0.1f, 0.3f}, 0.0f, -2e7f);
     // Integer weights whose results leave [0, 255] far on both sides (the integer form's clamp),

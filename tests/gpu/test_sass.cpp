@@ -145,7 +145,8 @@ TEST(Sass, UserFixedFormSumsWithDp2a) {
     int kernels = 0;
     for (const auto& [name, text] : sass()) {
         if (name.find("stencil_registers_kernel") == std::string::npos ||
-            name.find("UserKernel3Filter") == std::string::npos || name.find("FinishE7E") == std::string::npos)
+            name.find("UserKernel3Filter") == std::string::npos ||
+            name.find("FinishE7E") == std::string::npos)
             continue;
         ++kernels;
         EXPECT_NE(text.find("IDP.2A.LO.S16.U8"), std::string::npos) << name << " has no IDP.2A.LO";

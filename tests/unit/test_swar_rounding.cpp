@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -197,6 +198,35 @@ bool planar_window_matches(const UserPlanarFormT<N>& f, const float (&w)[N], flo
     return true;
 }
 
+// Weight sets both user 3x3 forms below are tested on: the check's "frac" set, tenths, mixed signs
+// of several magnitudes, tiny weights under a large scale.
+struct UserCase3 {
+    float w[9];
+    float scale, bias;
+};
+constexpr UserCase3 kUserCases3[] = {
+    // check's "frac"
+    {{0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f}, 1.5f, 0.25f},
+    {{0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f}, 1.0f, 0.0f},
+    {{-0.3f, 0.7f, -0.3f, 1.1f, 3.3f, 1.1f, -0.3f, 0.7f, -0.3f}, 1.0f / 7.0f, 0.1f},
+    {{1e-6f, 3e-6f, 1e-6f, 3e-6f, 7e-6f, 3e-6f, 1e-6f, 3e-6f, 1e-6f}, 37000.0f, -0.05f},
+};
+// Calls one(p) on 200000 random 3x3 windows of bytes, then on the five uniform ones.
+template <class Fn>
+void for_user_windows3(std::mt19937& rng, Fn&& one) {
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (int n = 0; n < 200000; ++n) {
+        std::uint32_t p[9];
+        for (auto& b : p) b = std::uint32_t(byte(rng));
+        one(p);
+    }
+    for (std::uint32_t fill : {0u, 1u, 128u, 254u, 255u}) {
+        std::uint32_t p[9];
+        for (auto& b : p) b = fill;
+        one(p);
+    }
+}
+
 // The user 3x3 kernel's float form over raw bytes (swar_math::UserPlanarForm, which `registers`
 // runs for weights without an integer form): against the exact result scale * sum(w p) + 255 bias
 // rounded half up, on random windows, extreme windows and weight sets of several magnitudes. It
@@ -204,37 +234,17 @@ bool planar_window_matches(const UserPlanarFormT<N>& f, const float (&w)[N], flo
 // tolerance), and must match exactly everywhere else. This also fails if the host flushes
 // denormals (every byte would read as 0).
 TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
-    struct Case {
-        float w[9];
-        float scale, bias;
-    };
-    const Case cases[] = {
-        {{0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f}, 1.5f, 0.25f},  // check's "frac"
-        {{0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f}, 1.0f, 0.0f},
-        {{-0.3f, 0.7f, -0.3f, 1.1f, 3.3f, 1.1f, -0.3f, 0.7f, -0.3f}, 1.0f / 7.0f, 0.1f},
-        {{1e-6f, 3e-6f, 1e-6f, 3e-6f, 7e-6f, 3e-6f, 1e-6f, 3e-6f, 1e-6f}, 37000.0f, -0.05f},
-        {{250.3f, -250.3f, 0.0f, 17.1f, -17.1f, 0.0f, 0.0f, 0.0f, 0.01f}, 0.003f, 0.5f},
-    };
+    std::vector<UserCase3> cases(std::begin(kUserCases3), std::end(kUserCases3));
+    cases.push_back({{250.3f, -250.3f, 0.0f, 17.1f, -17.1f, 0.0f, 0.0f, 0.0f, 0.01f}, 0.003f, 0.5f});
     std::mt19937 rng(1234);
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (const Case& c : cases) {
+    for (const UserCase3& c : cases) {
         const UserPlanarForm f = user_planar_form(c.w, c.scale, c.bias);
         ASSERT_TRUE(f.usable);
         long away_from_half = 0;
         // Float error of the sum: well under 1e-6 of the terms' magnitudes.
-        auto one = [&](const std::uint32_t(&p)[9]) {
+        for_user_windows3(rng, [&](const std::uint32_t(&p)[9]) {
             away_from_half += planar_window_matches(f, c.w, c.scale, c.bias, p);
-        };
-        for (int n = 0; n < 200000; ++n) {
-            std::uint32_t p[9];
-            for (auto& b : p) b = std::uint32_t(byte(rng));
-            one(p);
-        }
-        for (std::uint32_t fill : {0u, 1u, 128u, 254u, 255u}) {
-            std::uint32_t p[9];
-            for (auto& b : p) b = fill;
-            one(p);
-        }
+        });
         EXPECT_GT(away_from_half, 100000);
     }
     // Where the form cannot hold the kernel, the plain float window runs.
@@ -253,25 +263,15 @@ TEST(SwarRounding, UserPlanarFormMatchesTheExactResult) {
 // within error_bound of exact + 0.5, the byte within 1 LSB of the exact rounding everywhere and
 // equal to it wherever the exact value is farther than error_bound from a half.
 TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
-    struct Case {
-        float w[9];
-        float scale, bias;
-    };
-    const Case cases[] = {
-        {{0.0625f, 0.125f, 0.0625f, 0.125f, -0.75f, 0.125f, 0.0625f, 0.3f, 0.0625f}, 1.5f, 0.25f},  // check's "frac"
-        {{0.1f, 0.1f, 0.1f, 0.1f, 0.2f, 0.1f, 0.1f, 0.1f, 0.1f}, 1.0f, 0.0f},
-        {{-0.3f, 0.7f, -0.3f, 1.1f, 3.3f, 1.1f, -0.3f, 0.7f, -0.3f}, 1.0f / 7.0f, 0.1f},
-        {{1e-6f, 3e-6f, 1e-6f, 3e-6f, 7e-6f, 3e-6f, 1e-6f, 3e-6f, 1e-6f}, 37000.0f, -0.05f},
-        {{0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f}, 1.0f, 0.3f},
-    };
+    std::vector<UserCase3> cases(std::begin(kUserCases3), std::end(kUserCases3));
+    cases.push_back({{0.3f, -0.2f, 0.1f, 0.7f, 0.05f, -0.4f, 0.9f, 0.33f, -0.6f}, 1.0f, 0.3f});
     std::mt19937 rng(99);
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (const Case& c : cases) {
+    for (const UserCase3& c : cases) {
         const UserFixedForm f = user_fixed_form(c.w, c.scale, c.bias);
         ASSERT_TRUE(f.usable) << "error bound " << f.error_bound;
         EXPECT_LE(f.error_bound, kUserFixedMaxError);
         long away_from_half = 0;
-        auto one = [&](const std::uint32_t (&p)[9]) {
+        auto one = [&](const std::uint32_t(&p)[9]) {
             double v = 255.0 * double(c.bias);
             std::int64_t acc = f.acc_init;
             for (int k = 0; k < 9; ++k) {
@@ -287,16 +287,7 @@ TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
             ASSERT_EQ(got, want) << "exact value " << v;
             ++away_from_half;
         };
-        for (int n = 0; n < 200000; ++n) {
-            std::uint32_t p[9];
-            for (auto& b : p) b = std::uint32_t(byte(rng));
-            one(p);
-        }
-        for (std::uint32_t fill : {0u, 1u, 128u, 254u, 255u}) {
-            std::uint32_t p[9];
-            for (auto& b : p) b = fill;
-            one(p);
-        }
+        for_user_windows3(rng, one);
         // Windows with every positive weight at 255 and every negative one at 0, and the reverse:
         // the sum's extremes, where an overflow would show.
         for (int sign : {1, -1}) {
@@ -314,7 +305,7 @@ TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
     EXPECT_TRUE(user_fixed_form(ints, 4.0f, 0.2f).usable);
     EXPECT_FALSE(user_fixed_form(ints, 4.0f, 0.2f).exact);  // 255 * 0.2f is not on the grid
     EXPECT_FALSE(user_fixed_form(ints, 1.0f / 9.0f, 0.0f).exact);
-    EXPECT_FALSE(user_fixed_form(cases[0].w, cases[0].scale, cases[0].bias).exact);
+    EXPECT_FALSE(user_fixed_form(kUserCases3[0].w, kUserCases3[0].scale, kUserCases3[0].bias).exact);
     // Where the bound is too loose, or nothing fits, the float form runs instead.
     const float coarse[9] = {7.3f, -7.1f, 7.7f, 6.9f, -7.45f, 7.15f, -6.85f, 7.05f, 7.65f};
     const UserFixedForm loose = user_fixed_form(coarse, 1.0f, 0.0f);
@@ -335,7 +326,8 @@ TEST(SwarRounding, UserFixedFormMatchesTheExactResult) {
 std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
     const std::uint64_t bytes = (std::uint64_t(b) << 32) | a;
     std::uint32_t d = 0;
-    for (int i = 0; i < 4; ++i) d |= std::uint32_t((bytes >> (8 * ((sel >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+        d |= std::uint32_t((bytes >> (8 * ((sel >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
     return d;
 }
 std::int32_t dp2a(bool hi, std::uint32_t w, std::uint32_t b, std::int32_t c) {
@@ -371,7 +363,8 @@ TEST(SwarRounding, UserFixedFormLayoutMatchesItsTwin) {
                 const std::uint32_t wa = wr[(i & 1) ? 2 : 0], wb = wr[(i & 1) ? 3 : 1];
                 acc[0] = dp2a(false, wb, pairs[r][first + 1], dp2a(false, wa, pairs[r][first], acc[0]));
                 acc[1] = dp2a(true, wb, pairs[r][first + 1], dp2a(true, wa, pairs[r][first], acc[1]));
-                acc[2] = dp2a(false, wb, pairs[r][3 + first + 1], dp2a(false, wa, pairs[r][3 + first], acc[2]));
+                acc[2] =
+                    dp2a(false, wb, pairs[r][3 + first + 1], dp2a(false, wa, pairs[r][3 + first], acc[2]));
             }
             const std::uint32_t centre = px[1][i + 1];
             const std::uint32_t ba = pack_sat_u8(std::int32_t(centre >> 24), acc[2] >> f.shift, 0u);
@@ -380,7 +373,8 @@ TEST(SwarRounding, UserFixedFormLayoutMatchesItsTwin) {
                 std::uint32_t p[9];
                 for (int r = 0; r < 3; ++r)
                     for (int dx = 0; dx < 3; ++dx) p[3 * r + dx] = (px[r][i + dx] >> (8 * ch)) & 0xffu;
-                ASSERT_EQ((got >> (8 * ch)) & 0xffu, user_fixed_byte(f, p)) << "output " << i << " channel " << ch;
+                ASSERT_EQ((got >> (8 * ch)) & 0xffu, user_fixed_byte(f, p))
+                    << "output " << i << " channel " << ch;
             }
             ASSERT_EQ(got >> 24, centre >> 24);
         }
