@@ -407,10 +407,13 @@ Result launch_registers(const LaunchArgs& a) {
                             // rounds the exact sum half up as the reference does while the integer
                             // form's float finish can differ within float error of a half; then the
                             // integer form, then the fixed-point form within its bound. H200 A/B in
-                            // one run (three triples, the check suite's user 3x3 case, copy kernel
-                            // 19.9-20.2 us): 4K 23.7-23.9 us on the integer form (23.4-23.6 before
-                            // the fixed form's members were added to the functor) -> 23.4-23.6 on
-                            // the fixed one; 8K 81.9-82.0 -> 81.8-82.0. On the H100 (DRAM-bound,
+                            // one run (three pairs, the check suite's user 3x3 case, copy kernel
+                            // 19.9-20.3 us): 4K 23.2-23.5 us on the integer form -> 23.1-23.3 on the
+                            // fixed one; 8K 81.5-81.6 -> 79.4-79.9. (A first UserFixedForm with a
+                            // double and the q's beside the words, 108 bytes more in the functor,
+                            // made the integer and float forms' unchanged kernels 0.3 us slower at
+                            // 4K on both GPUs, and the fixed one 8K 81.3 against 80.0; 64 bytes of
+                            // 4-byte fields cost nothing measurable.) On the H100 (DRAM-bound,
                             // the per-row loads) the fixed form took 8K 126.1-126.8 us against
                             // 103.0-109.8 for the integer and float forms (4K 28.8-29.2 against
                             // 28.9-29.4), as the other light kernels do there (see load_item), so

@@ -257,15 +257,21 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
 // words: per kernel row r (weights q0 q1 q2 of that row) the four signed 16-bit pairs dp2a takes,
 // low half first: (q0, q1), (q2, 0), (0, q0), (q1, q2); see UserKernel3Filter::fixed4.
 inline constexpr double kUserFixedMaxError = 1.0 / 16.0;
+// The struct is a kernel parameter (inside UserKernel3Filter), so it holds only what the device reads
+// and 4-byte fields: the weights q live in `words` (user_fixed_weight).
 struct UserFixedForm {
     bool usable = false;
     bool exact = false;  // error_bound 0: the byte is the exact result rounded half up, always
     int shift = 0;
     std::int32_t acc_init = 0;
-    std::int32_t q[9] = {};
     std::uint32_t words[12] = {};
-    double error_bound = 0.0;  // in output LSB (not passed to the device)
+    float error_bound = 0.0f;  // in output LSB, rounded up to a float
 };
+// q_k (k = 3 row + column) as the words hold it: (q0, q1) in row word 0, q2 in the low half of word 1.
+inline std::int32_t user_fixed_weight(const UserFixedForm& f, int k) {
+    const std::uint32_t w = f.words[4 * (k / 3) + (k % 3 == 2 ? 1 : 0)];
+    return std::int16_t(k % 3 == 1 ? w >> 16 : w & 0xffffu);
+}
 
 inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, float bias) {
     UserFixedForm r;
@@ -276,29 +282,32 @@ inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, flo
     }
     if (!std::isfinite(bias)) return r;
     const double c = 255.0 * double(bias) + 0.5;
+    std::int32_t q[9] = {};
     for (int s = 30; s >= 0; --s) {
         const double m = std::ldexp(1.0, s);
         double taps = 0.0, err = 0.0;
         bool fits = true;
         for (int k = 0; k < 9 && fits; ++k) {
-            const double q = std::nearbyint(e[k] * m);
-            fits = std::fabs(q) <= 32767.0;
-            taps += 255.0 * std::fabs(q);
-            err += 255.0 * std::fabs(q - e[k] * m);
-            r.q[k] = fits ? std::int32_t(q) : 0;
+            const double qk = std::nearbyint(e[k] * m);
+            fits = std::fabs(qk) <= 32767.0;
+            taps += 255.0 * std::fabs(qk);
+            err += 255.0 * std::fabs(qk - e[k] * m);
+            q[k] = fits ? std::int32_t(qk) : 0;
         }
         const double init = std::nearbyint(c * m);
         if (!fits || !(std::fabs(init) + taps < 2147483647.0)) continue;
         r.shift = s;
         r.acc_init = std::int32_t(init);
-        r.error_bound = (err + std::fabs(init - c * m)) / m;
-        r.usable = r.error_bound <= kUserFixedMaxError;
-        r.exact = r.error_bound == 0.0;
+        const double bound = (err + std::fabs(init - c * m)) / m;
+        r.error_bound = float(bound);
+        if (double(r.error_bound) < bound) r.error_bound = std::nextafter(r.error_bound, INFINITY);  // rounded up
+        r.usable = bound <= kUserFixedMaxError;
+        r.exact = bound == 0.0;
         auto pair = [](std::int32_t lo, std::int32_t hi) {
             return (std::uint32_t(lo) & 0xffffu) | (std::uint32_t(hi) << 16);
         };
         for (int row = 0; row < 3; ++row) {
-            const std::int32_t q0 = r.q[3 * row], q1 = r.q[3 * row + 1], q2 = r.q[3 * row + 2];
+            const std::int32_t q0 = q[3 * row], q1 = q[3 * row + 1], q2 = q[3 * row + 2];
             r.words[4 * row + 0] = pair(q0, q1);
             r.words[4 * row + 1] = pair(q2, 0);
             r.words[4 * row + 2] = pair(0, q0);
@@ -313,7 +322,7 @@ inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, flo
 // bytes, row-major. The 32-bit sum cannot overflow (user_fixed_form), so 64-bit here is the same.
 inline std::uint32_t user_fixed_byte(const UserFixedForm& f, const std::uint32_t (&p)[9]) {
     std::int64_t acc = f.acc_init;
-    for (int k = 0; k < 9; ++k) acc += std::int64_t(f.q[k]) * std::int64_t(p[k]);
+    for (int k = 0; k < 9; ++k) acc += std::int64_t(user_fixed_weight(f, k)) * std::int64_t(p[k]);
     const std::int64_t v = acc >> f.shift;  // floor: an arithmetic shift, as SHF.R.S32 on the device
     return std::uint32_t(v < 0 ? 0 : (v > 255 ? 255 : v));
 }
