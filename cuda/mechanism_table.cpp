@@ -49,7 +49,7 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      "in SASS: two signed 16-bit weights times two bytes, added to a 32-bit sum) takes two taps, "
      "18 per output where the float form took 27 FFMA; an arithmetic shift per channel and two "
      "saturating packs (cvt.pack.sat.u8.s32, I2IP) end each output (H200 4K non-dyadic weights "
-     "25.3-25.7 -> 23.4-23.6 us, 1.16x the copy; on the H100, DRAM-bound, it was 8K 126 us "
+     "25.3-25.6 -> 23.1-23.3 us, 1.15x the copy; on the H100, DRAM-bound, it was 8K 126 us "
      "against 103-110). Other user kernels sum in float one channel "
      "at a time, each byte taken as the float with those bits "
      "(the denormal p x 2^-149, one PRMT and no conversion) against weights scaled by a power of "
