@@ -757,8 +757,9 @@ struct UserKernel3Filter {
         channel(std::integral_constant<int, 1>{});
         channel(std::integral_constant<int, 2>{});
     }
-    // RGBA8 16-bit fixed-point form (swar_math::UserFixedForm; `registers` runs it where
-    // `fixed.usable` and the integer form does not apply): two taps of one channel per dp2a
+    // RGBA8 16-bit fixed-point form (swar_math::UserFixedForm; `registers` runs it on the GPUs that
+    // take its one-address kernels, the H200, where `fixed.exact`, else where the integer form does
+    // not apply and `fixed.usable`; see launch_registers): two taps of one channel per dp2a
     // (IDP.2A.LO/HI.S16.U8: two signed 16-bit weights times two bytes of one word, plus a 32-bit
     // sum), so 18 per output where the float form takes 27 FFMA, and the bytes need no conversion:
     // each input row is regrouped once into byte pairs of one channel (byte_pairs, 6 PRMT for 4
