@@ -149,8 +149,8 @@ void Viewer::choose_start_mechanism() {
         }
     } else if (asked.empty() && cuda_) {
         // The best mechanism this GPU runs for the start filter: `registers` for the 3x3 filters on
-        // RGBA8 (the fastest path for each of them in the README's bench but the user kernel with
-        // non-dyadic weights), then the table's most capable first.
+        // RGBA8 (the fastest path for each of them in the README's H100 and H200 benches), then the
+        // table's most capable first.
         for (const auto pick : {cuda::Mechanism::Registers, cuda::Mechanism::Tma, cuda::Mechanism::Ldgsts,
                                 cuda::Mechanism::Smem, cuda::Mechanism::Global})
             if (filter_state_.mechanism < 0 && cuda::can_run(pick, filter_state_.params, PixelFormat::RGBA8, filter_state_.policy))
