@@ -247,7 +247,9 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
 // takes two taps of one channel. The sum starts at C = round((255 bias + 0.5) 2^s), so that
 //   byte = clamp(floor((C + sum q_k p_k) / 2^s), 0, 255)
 // is the exact result scale * sum w p + 255 bias rounded half up (the reference's rounding) up to
-// the quantisation: |(C + sum q_k p_k) / 2^s - (exact + 0.5)| <= error_bound =
+// the quantisation (each q_k rounded to nearest, then a few rounded the other way so that the sum of
+// the q_k is within 1/2 of the sum of e_k 2^s: see the drift below):
+// |(C + sum q_k p_k) / 2^s - (exact + 0.5)| <= error_bound =
 // (255 sum |q_k - e_k 2^s| + |C - (255 bias + 0.5) 2^s|) / 2^s. s is the largest shift that keeps
 // every |q_k| <= 32767 and |C| + 255 sum |q_k| below 2^31 (the sum never overflows). The form is
 // usable where error_bound <= kUserFixedMaxError: the byte then differs from the exact rounding
@@ -285,17 +287,45 @@ inline UserFixedForm user_fixed_form(const float (&weights)[9], float scale, flo
     std::int32_t q[9] = {};
     for (int s = 30; s >= 0; --s) {
         const double m = std::ldexp(1.0, s);
-        double taps = 0.0, err = 0.0;
         bool fits = true;
+        double drift = 0.0;  // sum of the rounding errors q_k - e_k 2^s
         for (int k = 0; k < 9 && fits; ++k) {
             const double qk = std::nearbyint(e[k] * m);
             fits = std::fabs(qk) <= 32767.0;
-            taps += 255.0 * std::fabs(qk);
-            err += 255.0 * std::fabs(qk - e[k] * m);
             q[k] = fits ? std::int32_t(qk) : 0;
+            drift += qk - e[k] * m;
+        }
+        if (!fits) continue;
+        // Rounded to nearest, the errors of a kernel's weights often share a sign (four -0.15 around
+        // 1.6: all -0.4 at s = 14), and then every output of a flat region sits the same distance
+        // below its exact value, so that 1-LSB differences from the float forms speckle whole areas.
+        // Rounding the other way the weights whose errors share the drift's sign (the largest
+        // first) brings the drift within 1/2: the sum of the weights, the kernel's gain on a flat
+        // region, is then exact to 0.5 2^-s per unit of input. Each flip raises that weight's error
+        // from |d| to 1 - |d|, so error_bound below grows a little.
+        for (int flips = 0; flips < 9 && std::fabs(drift) > 0.5; ++flips) {
+            int pick = -1;
+            double best = 0.0;
+            for (int k = 0; k < 9; ++k) {
+                const double d = double(q[k]) - e[k] * m;
+                const bool same_sign = drift > 0 ? d > 0 : d < 0;
+                const double next = double(q[k]) - (drift > 0 ? 1.0 : -1.0);
+                if (same_sign && std::fabs(d) > best && std::fabs(next) <= 32767.0) {
+                    best = std::fabs(d);
+                    pick = k;
+                }
+            }
+            if (pick < 0) break;
+            q[pick] += drift > 0 ? -1 : 1;
+            drift += drift > 0 ? -1.0 : 1.0;
+        }
+        double taps = 0.0, err = 0.0;
+        for (int k = 0; k < 9; ++k) {
+            taps += 255.0 * std::fabs(double(q[k]));
+            err += 255.0 * std::fabs(double(q[k]) - e[k] * m);
         }
         const double init = std::nearbyint(c * m);
-        if (!fits || !(std::fabs(init) + taps < 2147483647.0)) continue;
+        if (!(std::fabs(init) + taps < 2147483647.0)) continue;
         r.shift = s;
         r.acc_init = std::int32_t(init);
         const double bound = (err + std::fabs(init - c * m)) / m;
