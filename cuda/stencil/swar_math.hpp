@@ -259,8 +259,9 @@ inline std::uint32_t user_planar_byte(const UserPlanarFormT<N>& f, const std::ui
 // words: per kernel row r (weights q0 q1 q2 of that row) the four signed 16-bit pairs dp2a takes,
 // low half first: (q0, q1), (q2, 0), (0, q0), (q1, q2); see UserKernel3Filter::fixed4.
 inline constexpr double kUserFixedMaxError = 1.0 / 16.0;
-// The struct is a kernel parameter (inside UserKernel3Filter), so it holds only what the device reads
-// and 4-byte fields: the weights q live in `words` (user_fixed_weight).
+// The struct is a kernel parameter (inside UserKernel3Filter), so its fields are 4 bytes or smaller
+// and the weights q are kept once, in `words` (user_fixed_weight reads them back); the device reads
+// words, shift and acc_init, the host the flags and the bound.
 struct UserFixedForm {
     bool usable = false;
     bool exact = false;  // error_bound 0: the byte is the exact result rounded half up, always

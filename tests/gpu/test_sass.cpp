@@ -6,16 +6,24 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace {
 
 const std::map<std::string, std::string>& sass() { return tl::test::library_sass(); }
 constexpr std::array<const char*, 4> kAsyncInstructions{"LDGSTS", "UTMALDG", "UBLKCP", "UCGABAR_ARV"};
+// Whether a kernel's mangled name holds every one of `parts`.
+bool name_has_all(const std::string& name, std::initializer_list<std::string_view> parts) {
+    return std::all_of(parts.begin(), parts.end(),
+                       [&](std::string_view p) { return name.find(p) != std::string::npos; });
+}
 
 TEST(Sass, EachMechanismKernelContainsItsInstruction) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
@@ -79,8 +87,7 @@ TEST(Sass, TmaGaussianRgba8UsesTensorCores) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
     int rgba8 = 0, rgba32f = 0;
     for (const auto& [name, text] : sass()) {
-        if (name.find("stencil_tma_kernel") == std::string::npos || name.find("GaussianFilter") == std::string::npos)
-            continue;
+        if (!name_has_all(name, {"stencil_tma_kernel", "GaussianFilter"})) continue;
         // The column-streaming kernel (tma_gauss_stream.cu) is RGBA8 only and has no Pixel parameter.
         if (name.find("PixelRGBA8") != std::string::npos || name.find("gauss_stream") != std::string::npos) {
             ++rgba8;
@@ -103,9 +110,7 @@ TEST(Sass, SobelMagnitudeRunsInHalfPrecision) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
     int kernels = 0;
     for (const auto& [name, text] : sass()) {
-        if (name.find("stencil_registers_kernel") == std::string::npos ||
-            name.find("SobelFilter") == std::string::npos)
-            continue;
+        if (!name_has_all(name, {"stencil_registers_kernel", "SobelFilter"})) continue;
         ++kernels;
         EXPECT_NE(text.find("HFMA2"), std::string::npos) << name << " has no HFMA2";
         EXPECT_NE(text.find("MUFU.SQRT"), std::string::npos) << name << " has no MUFU.SQRT";
@@ -124,9 +129,7 @@ TEST(Sass, UserPlanarFormRoundsWithOneConversion) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
     int planar3 = 0, planar5 = 0;
     for (const auto& [name, text] : sass()) {
-        const bool p3 = name.find("stencil_registers_kernel") != std::string::npos &&
-                        name.find("UserKernel3Filter") != std::string::npos &&
-                        name.find("FinishE6E") != std::string::npos;
+        const bool p3 = name_has_all(name, {"stencil_registers_kernel", "UserKernel3Filter", "FinishE6E"});
         const bool p5 = name.find("UserKernel5Filter") != std::string::npos;
         if (!p3 && !p5) continue;
         (p3 ? planar3 : planar5) += 1;
@@ -144,10 +147,7 @@ TEST(Sass, UserFixedFormSumsWithDp2a) {
     if (sass().empty()) GTEST_SKIP() << "cuobjdump not found or the library has no SASS";
     int kernels = 0;
     for (const auto& [name, text] : sass()) {
-        if (name.find("stencil_registers_kernel") == std::string::npos ||
-            name.find("UserKernel3Filter") == std::string::npos ||
-            name.find("FinishE7E") == std::string::npos)
-            continue;
+        if (!name_has_all(name, {"stencil_registers_kernel", "UserKernel3Filter", "FinishE7E"})) continue;
         ++kernels;
         EXPECT_NE(text.find("IDP.2A.LO.S16.U8"), std::string::npos) << name << " has no IDP.2A.LO";
         EXPECT_NE(text.find("IDP.2A.HI.S16.U8"), std::string::npos) << name << " has no IDP.2A.HI";
