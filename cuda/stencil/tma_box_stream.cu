@@ -238,6 +238,21 @@ constexpr bool kWsDoubleTeam0 = kWarpSpecialized<kHalo, kR> && kR <= 7;
 __host__ __device__ constexpr int bar_full0_odd() { return 1 + 2 * kWsTeams; }
 __host__ __device__ constexpr int bar_free0_odd() { return 2 + 2 * kWsTeams; }
 static_assert(bar_free0_odd() < 16, "16 named barriers");
+// The ring's halo and row width: those of the radius class (Shape), but the warp-specialised
+// kernels of radius 2-7 (kWsDoubleTeam0), which run in the 16-pixel class for its 16-row blocks,
+// read an 8-pixel halo: ring rows of 148 pixels instead of 164 (37 16-byte units, still odd; the
+// box starts 32 bytes before the strip), so each stage brings 10 % fewer bytes from L2 and takes
+// 9.25 KB of shared memory instead of 10.25. H200, A/B in one run (four pairs, radius 2-7, copy
+// kernel 20.0-20.2 us): 4K 26.2-27.1 us (mean 26.6) -> 26.0-27.0 (mean 26.3; three pairs faster
+// by 0.3-0.6 at every radius, the fourth slower by 0.0-0.5); 8K (three pairs) and 1080p unchanged.
+// Tried with it and dropped: the freed shared memory spent on a fifth stage (`--stages 3`: 4K
+// 26.4-27.2 against 25.9-26.5 at four), and the column-sum stride cut to 164 (the 142 columns
+// radius 7 needs; the column threads past them then skipped their stores): 30.2-31.6 us.
+template <int kHalo, int kR>
+constexpr int kRingHalo = kWsDoubleTeam0<kHalo, kR> ? 8 : kHalo;
+template <int kHalo, int kR>
+constexpr int kRingBoxW = ((2 * kRingHalo<kHalo, kR> + kStripW) / 4 | 1) * 4;
+static_assert(kRingBoxW<16, 4> == 148 && kRingBoxW<16, 8> == Shape<16>::kBoxW);
 
 struct StreamGeom {
     int width, height, radius;
@@ -284,7 +299,8 @@ template <class Filter, int kHalo, int kR, bool kUp>
 __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, const CUtensorMap& dst_map,
                                                    const Filter& filter, const StreamGeom& g, unsigned char* base,
                                                    std::uint64_t* full, SegmentRows seg_rows) {
-    constexpr int kBoxW = Shape<kHalo>::kBoxW;
+    constexpr int kBoxW = kRingBoxW<kHalo, kR>;
+    constexpr int kRH = kRingHalo<kHalo, kR>;  // the ring's halo (pixels left of the strip)
     constexpr bool kWs = kWarpSpecialized<kHalo, kR>;
     constexpr bool kDouble0 = kWsDoubleTeam0<kHalo, kR>;
     constexpr int kCs = kWs ? kWsCsStride : Shape<kHalo>::kCsStride;
@@ -337,7 +353,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         const int slot = s % K;
         mbar_arrive_expect_tx(&full[slot], g.stage_bytes);
         // Upwards the stage holds image rows image_row(s kStageRows + kStageRows - 1) on, ascending.
-        tma_load_2d(base + std::size_t(kUp ? K - 1 - slot : slot) * g.stage_bytes, &src_map, x0 - kHalo,
+        tma_load_2d(base + std::size_t(kUp ? K - 1 - slot : slot) * g.stage_bytes, &src_map, x0 - kRH,
                     image_row(s * kStageRows + (kUp ? kStageRows - 1 : 0)), &full[slot]);
     };
     // The producer: the thread that issues the TMA loads (and the stores where R <= 8). Outside the
@@ -382,7 +398,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // warp-aligned forms: a warp split between two of them hung the kernel).
     const bool has_col = kWs ? tid < kWsColumnThreads : tid < ncols;
     const int vc = x0 - R + tid;
-    int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - kHalo);
+    int lc = (g.border == Border::Zero ? vc : fold_coord(vc, g.width, g.border)) - (x0 - kRH);
     lc = min(max(lc, 0), kBoxW - 1);
     // Image row of row v under Clamp or Mirror, for the blocks that reach outside the image (the
     // first and last of a column of segments). One reflection covers every image at least R + 1
@@ -604,8 +620,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     else
                         return enter[i];
                 };
-                // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kHalo.
-                const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kHalo + hx);
+                // The centre pixels' alpha: loaded row kDir (y - load_row0), loaded column x - x0 + kRH.
+                const auto* centre = reinterpret_cast<const uint4*>(ring_row(centre0) + kRH + hx);
                 // floor((sum + (n-1)/2) / n), the reference's floor((2 sum + n) / 2n) for odd n, exact:
                 // x * (inv_n * n - 2^32) < 2^19 * 2^13 = 2^32 for every x and n here.
                 auto pack = [&](std::uint32_t sr, std::uint32_t sg, std::uint32_t sb, std::uint32_t alpha) {
@@ -947,7 +963,6 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
                     encode_tensor_map(&out_map, o, PixelFormat::RGBA8, a.dst.data, "tma box stream store",
                                       CU_TENSOR_MAP_SWIZZLE_128B);
     }
-    g.stage_bytes = std::uint32_t(Shape<kHalo>::kBoxW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
     // The ring: the stages one block reads plus `stages` - 1 in flight, rounded up to whole blocks;
     // shallower (down to the window) when shared memory is short. Block k reads loaded rows
     // Bk - 1 .. Bk + 2R + B - 1: the last row of stage Bk / S - 1 and every stage up to the one
@@ -967,6 +982,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr int kKernelR = std::is_same_v<F, dev::BoxFilter> ? kR : 0;
         // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius).
         constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
+        g.stage_bytes = std::uint32_t(kRingBoxW<kHalo, kKernelR>) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
             else if constexpr (kWs && kKernelR == 3)
@@ -991,7 +1007,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
 
         CUtensorMap map{};
         if (Result r =
-                encode_rgba8_source_map(&map, a.src, Shape<kHalo>::kBoxW, kStageRows, "tma box stream");
+                encode_rgba8_source_map(&map, a.src, kRingBoxW<kHalo, kKernelR>, kStageRows, "tma box stream");
             !r)
             return r;
 
