@@ -422,6 +422,21 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
 
     // Vertical running sums: (R, B) in the 16-bit lanes of one register, G in another.
     std::uint32_t s_rb = 0, s_g = 0;
+    // kHist: the column thread keeps the last 2R + 1 pixels of its column that entered (loaded rows
+    // Bk - 1 .. Bk + 2R - 1 at the start of block k; at first 0 and the warm-up rows) in registers,
+    // so that a leaving pixel is never read back from the ring: output row p takes off loaded row
+    // p - 1, which entered (folded at the image's edges as it is now) at output p - 1 - 2R or in
+    // the warm-up. Radius 2-7 warp-specialised (2R + 1 <= 15 registers; radius 8 would need 17,
+    // and from radius 9 the leaving rows entered two blocks before). One shared-memory load of 16
+    // per column and block fewer, and none of the leaving rows' wrap tests. ptxas: 71-72 registers
+    // (65-68 before), no spill. H200, A/B in one run (four pairs at 4K, two at 8K, radius 2-7,
+    // copy kernel 20.0-20.2 / 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.30-1.33x -> 1.24-1.28x;
+    // every pair faster at every radius), 8K r=2 / 4 / 7 85.9-86.0 / 87.0-87.3 / 90.0-90.1 ->
+    // 82.2-82.6 / 83.4-83.8 / 87.3-88.7.
+    constexpr bool kHist = kDouble0;
+    constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
+    std::uint32_t hist[kHistN];
+    if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
     // Warm-up: loaded rows 0 .. 2R - 1 (ring rows as loaded); the first block adds row 2R.
     wait_through((2 * R - 1) / kStageRows);
     if (tid == kProducer)
@@ -433,6 +448,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 0, 2 * R - 1)[lc];
             s_rb += lanes_rb(p);
             s_g += g_lane(p);
+            if constexpr (kHist) hist[i + 1] = p;
         }
     }
 
@@ -521,8 +537,30 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // stored: interleaved with the stores, ptxas kept every load behind the store before it
                 // (both shared memory, possibly aliased), and each row waited for its loads' latency.
                 std::uint32_t ev[kBlockRows], lv[kBlockRows];
-                const bool leave_wraps = leave0 == ring_rows - 1;
-                if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
+                [[maybe_unused]] const bool leave_wraps = leave0 == ring_rows - 1;
+                if constexpr (kHist) {
+                    // Entering rows only (they wrap inside one block per ring turn where 2R is no
+                    // multiple of B, from j = B - 2R mod B on); the leaving ones from hist and ev.
+                    if (inside && e0 + kBlockRows <= ring_rows) {
+#pragma unroll
+                        for (int j = 0; j < kBlockRows; ++j) ev[j] = ep[j * kRowStep];
+                    } else if (inside) {
+                        const std::uint32_t* ew = ep - ring_rows * kRowStep;
+#pragma unroll
+                        for (int j = 0; j < kBlockRows; ++j)
+                            ev[j] = (j < kBlockRows - (2 * kR) % kBlockRows ? ep : ew)[j * kRowStep];
+                    } else {
+                        const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+#pragma unroll
+                        for (int j = 0; j < kBlockRows; ++j)
+                            ev[j] = ring_row_folded(yk + kDir * (j + R), first, leave0, lo, span)[lc];
+                    }
+#pragma unroll
+                    for (int j = 0; j < kBlockRows; ++j) lv[j] = j <= 2 * kR ? hist[j] : ev[j - 2 * kR - 1];
+                    steps(ev, lv);
+#pragma unroll
+                    for (int m = 0; m < kHistN; ++m) hist[m] = ev[kBlockRows - kHistN + m];
+                } else if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
                         ev[j] = ep[j * kRowStep];
@@ -898,7 +936,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
 // The warp-specialised form (kWarpSpecialized): 288 threads, three CTAs per SM as before. No
-// minimum CTA count in the bounds: ptxas takes 67 registers unasked (3 x 288 threads fit), but with
+// minimum CTA count in the bounds: ptxas takes 67-72 registers unasked (3 x 288 threads fit), but with
 // (288, 3) it went to 72 and spilled 8 bytes.
 template <class Filter, int kHalo, int kR>
 __global__ void __launch_bounds__(kWsThreads)
@@ -907,17 +945,9 @@ __global__ void __launch_bounds__(kWsThreads)
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
-// The same held to 3 CTAs per SM (72 registers), for radius 3: unbounded, ptxas gave its
-// double-buffered form (kWsDoubleTeam0) 56 registers and 32 bytes of spill (H200 4K 30.1-30.2 us
-// against 26.3-26.8 at radius 2 and 4; bounded, 25.9-26.5); bounding every radius so, radius 2
-// and 13-16 spilled 16-32 bytes instead.
-template <class Filter, int kHalo, int kR>
-__global__ void __launch_bounds__(kWsThreads, 3)
-    stencil_tma_kernel_box_stream_ws3(const __grid_constant__ CUtensorMap src_map,
-                                      const __grid_constant__ CUtensorMap dst_map,
-                                      const __grid_constant__ Filter filter, const StreamGeom g) {
-    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
-}
+// (Sessions 19-22 held radius 3 to 3 CTAs per SM in a twin kernel, `_ws3`: unbounded, ptxas gave
+// its double-buffered form 56 registers and 32 bytes of spill. With the leaving pixels in registers
+// (kHist) it takes 72 registers unbounded and spills nothing, as radius 2 and 4-7 take 71-72.)
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
 template <class Filter>
 constexpr bool arithmetic_chain() {
@@ -985,8 +1015,6 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         g.stage_bytes = std::uint32_t(kRingBoxW<kHalo, kKernelR>) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
-            else if constexpr (kWs && kKernelR == 3)
-                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR>;
             else if constexpr (kWs)
                 return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
