@@ -430,7 +430,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // and from radius 9 the leaving rows entered two blocks before). One shared-memory load of 16
     // per column and block fewer, and none of the leaving rows' wrap tests. ptxas: 71-72 registers
     // (65-68 before), no spill. H200, A/B in one run (four pairs at 4K, two at 8K, radius 2-7,
-    // copy kernel 20.0-20.2 / 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.30-1.33x -> 1.24-1.28x;
+    // copy kernel 20.0-20.2 / 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.29-1.33x -> 1.24-1.28x;
     // every pair faster at every radius), 8K r=2 / 4 / 7 85.9-86.0 / 87.0-87.3 / 90.0-90.1 ->
     // 82.2-82.6 / 83.4-83.8 / 87.3-88.7.
     constexpr bool kHist = kDouble0;
