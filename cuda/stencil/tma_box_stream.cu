@@ -247,7 +247,7 @@ static_assert(bar_free0_odd() < 16, "16 named barriers");
 // by 0.3-0.6 at every radius, the fourth slower by 0.0-0.5); 8K (three pairs) and 1080p unchanged.
 // Tried with it and dropped: the freed shared memory spent on a fifth stage (`--stages 3`: 4K
 // 26.4-27.2 against 25.9-26.5 at four), and the column-sum stride cut to 164 (the 142 columns
-// radius 7 needs; the column threads past them then skipped their stores): 30.2-31.6 us.
+// radius 7 needs; the column threads past them then skipped their stores): 30.1-31.6 us.
 template <int kHalo, int kR>
 constexpr int kRingHalo = kWsDoubleTeam0<kHalo, kR> ? 8 : kHalo;
 template <int kHalo, int kR>
@@ -427,8 +427,9 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // so that a leaving pixel is never read back from the ring: output row p takes off loaded row
     // p - 1, which entered (folded at the image's edges as it is now) at output p - 1 - 2R or in
     // the warm-up. Radius 2-7 warp-specialised (2R + 1 <= 15 registers; radius 8 would need 17,
-    // and from radius 9 the leaving rows entered two blocks before). One shared-memory load of 16
-    // per column and block fewer, and none of the leaving rows' wrap tests. ptxas: 71-72 registers
+    // and from radius 9 the leaving rows entered two blocks before). 16 shared-memory loads per
+    // column and block fewer (one per row), and none of the leaving rows' wrap tests; the warm-up
+    // loop, whose trip count 2R is then a constant, is unrolled (no stack frame). ptxas: 71-72 registers
     // (65-68 before), no spill. H200, A/B in one run (four pairs at 4K, two at 8K, radius 2-7,
     // copy kernel 20.0-20.2 / 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.29-1.33x -> 1.24-1.28x;
     // every pair faster at every radius), 8K r=2 / 4 / 7 85.9-86.0 / 87.0-87.3 / 90.0-90.1 ->
