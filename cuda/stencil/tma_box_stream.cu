@@ -426,15 +426,22 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // Bk - 1 .. Bk + 2R - 1 at the start of block k; at first 0 and the warm-up rows) in registers,
     // so that a leaving pixel is never read back from the ring: output row p takes off loaded row
     // p - 1, which entered (folded at the image's edges as it is now) at output p - 1 - 2R or in
-    // the warm-up. Radius 2-7 warp-specialised (2R + 1 <= 15 registers; radius 8 would need 17,
-    // and from radius 9 the leaving rows entered two blocks before). 16 shared-memory loads per
-    // column and block fewer (one per row), and none of the leaving rows' wrap tests; the warm-up
-    // loop, whose trip count 2R is then a constant, is unrolled (no stack frame). ptxas: 71-72 registers
-    // (65-68 before), no spill. H200, A/B in one run (four pairs at 4K, two at 8K, radius 2-7,
-    // copy kernel 20.0-20.2 / 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.29-1.33x -> 1.24-1.28x;
-    // every pair faster at every radius), 8K r=2 / 4 / 7 85.9-86.0 / 87.0-87.3 / 90.0-90.1 ->
-    // 82.2-82.6 / 83.4-83.8 / 87.3-88.7.
-    constexpr bool kHist = kDouble0;
+    // the warm-up. 16 shared-memory loads per column and block fewer (one per row), and none of
+    // the leaving rows' wrap tests; the warm-up loop, whose trip count 2R is then a constant, is
+    // unrolled (no stack frame). Warp-specialised radius 2-11: 2R + 1 <= 23 registers. ptxas:
+    // 71-72 registers (65-69 before), no spill, radius 9-11 bounded to 3 CTAs per SM (`_ws3`; 95-96
+    // registers unbounded); radius 12 spilled at that bound and 13-16 took 81-96 registers, so they
+    // keep reading the ring.
+    // H200, A/B in one run (four pairs at 4K, two at 8K, radius 2-7, copy kernel 20.0-20.2 /
+    // 68.4-68.7 us): 4K 25.9-26.7 us -> 25.1-25.9 (1.29-1.33x -> 1.24-1.28x; every pair faster at
+    // every radius), 8K r=2 / 4 / 7 85.9-86.0 / 87.0-87.3 / 90.0-90.1 -> 82.2-82.6 / 83.4-83.8 /
+    // 87.3-88.7. Radius 8-11 (three pairs at 4K, two at 8K; copy kernel 20.0-20.4 / 67.9-68.2):
+    // 4K r=8 27.9-28.4 -> 26.4-26.6 (1.39-1.41x -> 1.31-1.32x), r=9 29.5-29.6 -> 27.6-27.9, r=10
+    // 29.8 -> 28.4-28.7, r=11 30.0-30.3 -> 28.9-29.1; 8K r=8 91.9-93.0 -> 90.3-90.7, r=10
+    // 96.8-97.7 -> 96.4. H100 (two pairs at 4K, one at 8K; copy kernel 25.5-25.7 / 91.9 us): 4K
+    // r=8 32.4-33.2 -> 30.9-31.2 (1.27-1.29x -> 1.20-1.22x), r=9 33.1-33.4 -> 31.7-31.9, r=10
+    // 33.1-33.4 -> 31.9-32.4, r=11 33.2-33.5 -> 31.9-32.4; 8K unchanged (r=8 104.7 / 104.6).
+    constexpr bool kHist = kWs && kR >= 2 && kR <= 11;
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -559,8 +566,13 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) lv[j] = j <= 2 * kR ? hist[j] : ev[j - 2 * kR - 1];
                     steps(ev, lv);
+                    // Rows Bk + 15 .. Bk + 15 + 2R: those of hist from 16 on (radius 8 and up), then
+                    // the block's entering ones.
+                    std::uint32_t next[kHistN];
 #pragma unroll
-                    for (int m = 0; m < kHistN; ++m) hist[m] = ev[kBlockRows - kHistN + m];
+                    for (int m = 0; m < kHistN; ++m) next[m] = m + kBlockRows < kHistN ? hist[m + kBlockRows] : ev[kBlockRows - kHistN + m];
+#pragma unroll
+                    for (int m = 0; m < kHistN; ++m) hist[m] = next[m];
                 } else if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
@@ -946,9 +958,17 @@ __global__ void __launch_bounds__(kWsThreads)
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
 }
-// (Sessions 19-22 held radius 3 to 3 CTAs per SM in a twin kernel, `_ws3`: unbounded, ptxas gave
-// its double-buffered form 56 registers and 32 bytes of spill. With the leaving pixels in registers
-// (kHist) it takes 72 registers unbounded and spills nothing, as radius 2 and 4-7 take 71-72.)
+// The same held to 3 CTAs per SM, for radius 9-11 with the leaving pixels in registers (kHist):
+// unbounded, ptxas gave them 95-96 registers (2 CTAs per SM); bounded, 72 and no spill. (Sessions
+// 19-22 held radius 3 so, whose double-buffered form took 56 registers and spilled 32 bytes
+// unbounded; with kHist it takes 72 unbounded and spills nothing.)
+template <class Filter, int kHalo, int kR>
+__global__ void __launch_bounds__(kWsThreads, 3)
+    stencil_tma_kernel_box_stream_ws3(const __grid_constant__ CUtensorMap src_map,
+                                      const __grid_constant__ CUtensorMap dst_map,
+                                      const __grid_constant__ Filter filter, const StreamGeom g) {
+    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+}
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
 template <class Filter>
 constexpr bool arithmetic_chain() {
@@ -1016,6 +1036,8 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         g.stage_bytes = std::uint32_t(kRingBoxW<kHalo, kKernelR>) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
+            else if constexpr (kWs && kKernelR >= 9 && kKernelR <= 11)
+                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR>;
             else if constexpr (kWs)
                 return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
