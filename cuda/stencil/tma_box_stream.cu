@@ -165,6 +165,11 @@ constexpr int kMaxPackedRadius = 7;
 // register window): H100, 4K RGBA8 clamp, stages 2, tile path 32.5 us, this kernel 43.2 us.
 constexpr int kMinDispatchRadius = 2;
 
+// Pixels per ring row (one TMA box row) for a halo of `halo` pixels each side of the strip: an odd
+// number of 16-byte units, so that the horizontal pass reads the centre pixels of consecutive rows
+// with one 16-byte load each, conflict-free only then (8-way otherwise).
+constexpr int ring_box_w(int halo) { return ((2 * halo + kStripW) / 4 | 1) * 4; }
+
 // Compile-time shapes per radius class (R rounded up to kHalo): ring rows and column-sum rows
 // have constant strides, so every shared-memory access of the unrolled loops is base + immediate.
 template <int kHalo>
@@ -181,9 +186,7 @@ struct Shape {
     static constexpr int kStagesPerBlock = kBlockRows / kStageRows;
     static_assert(kStripW % kHRun == 0 && kStripW / kHRun * kBlockRows <= kMaxThreads, "one horizontal item per thread");
     static_assert(kBlockRows % kStageRows == 0, "blocks start on stage boundaries");
-    // An odd number of 16-byte units per ring row: the horizontal pass reads the centre pixels of
-    // consecutive rows with one 16-byte load each, conflict-free only then (8-way otherwise).
-    static constexpr int kBoxW = ((2 * kHalo + kStripW) / 4 | 1) * 4;
+    static constexpr int kBoxW = ring_box_w(kHalo);
     // Odd, so 16 consecutive rows of 8-byte column sums fall in 16 distinct bank pairs.
     static constexpr int kCsStride = (kStripW + 2 * kHalo) | 1;
     static_assert(kBoxW <= 256, "one TMA box row");
@@ -250,8 +253,12 @@ static_assert(bar_free0_odd() < 16, "16 named barriers");
 // radius 7 needs; the column threads past them then skipped their stores): 30.1-31.6 us.
 template <int kHalo, int kR>
 constexpr int kRingHalo = kWsDoubleTeam0<kHalo, kR> ? 8 : kHalo;
+// The warp-specialised kernels whose column warps keep the window's pixels in registers (kHist in
+// box_stream_segment): radius 2-11; radius 9-11 then run held to 3 CTAs per SM (`_ws3`).
 template <int kHalo, int kR>
-constexpr int kRingBoxW = ((2 * kRingHalo<kHalo, kR> + kStripW) / 4 | 1) * 4;
+constexpr bool kWsHist = kWarpSpecialized<kHalo, kR> && kR <= 11;
+template <int kHalo, int kR>
+constexpr int kRingBoxW = ring_box_w(kRingHalo<kHalo, kR>);
 static_assert(kRingBoxW<16, 4> == 148 && kRingBoxW<16, 8> == Shape<16>::kBoxW);
 
 struct StreamGeom {
@@ -441,7 +448,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // 96.8-97.7 -> 96.4. H100 (two pairs at 4K, one at 8K; copy kernel 25.5-25.7 / 91.9 us): 4K
     // r=8 32.4-33.2 -> 30.9-31.2 (1.27-1.29x -> 1.20-1.22x), r=9 33.1-33.4 -> 31.7-31.9, r=10
     // 33.1-33.4 -> 31.9-32.4, r=11 33.2-33.5 -> 31.9-32.4; 8K unchanged (r=8 104.7 / 104.6).
-    constexpr bool kHist = kWs && kR >= 2 && kR <= 11;
+    constexpr bool kHist = kWsHist<kHalo, kR>;
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -567,12 +574,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     for (int j = 0; j < kBlockRows; ++j) lv[j] = j <= 2 * kR ? hist[j] : ev[j - 2 * kR - 1];
                     steps(ev, lv);
                     // Rows Bk + 15 .. Bk + 15 + 2R: those of hist from 16 on (radius 8 and up), then
-                    // the block's entering ones.
-                    std::uint32_t next[kHistN];
+                    // the block's entering ones. In place: slot m reads slot m + 16, not yet moved.
 #pragma unroll
-                    for (int m = 0; m < kHistN; ++m) next[m] = m + kBlockRows < kHistN ? hist[m + kBlockRows] : ev[kBlockRows - kHistN + m];
-#pragma unroll
-                    for (int m = 0; m < kHistN; ++m) hist[m] = next[m];
+                    for (int m = 0; m < kHistN; ++m)
+                        hist[m] = m + kBlockRows < kHistN ? hist[m + kBlockRows] : ev[kBlockRows - kHistN + m];
                 } else if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
@@ -1036,7 +1041,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         g.stage_bytes = std::uint32_t(kRingBoxW<kHalo, kKernelR>) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
-            else if constexpr (kWs && kKernelR >= 9 && kKernelR <= 11)
+            else if constexpr (kWsHist<kHalo, kKernelR> && kKernelR >= 9)
                 return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR>;
             else if constexpr (kWs)
                 return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
