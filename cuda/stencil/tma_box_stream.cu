@@ -7,7 +7,8 @@
 // Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
 //   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1, one TMA box
 //            per stage; kBoxW = 2 kHalo + kStripW rounded up to an odd multiple of 4 px, kHalo = R
-//            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned)
+//            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned; the
+//            warp-specialised kernels' ring: R rounded up to 4 px, see kRingHalo)
 //   per block of kBlockRows output rows:
 //     vertical    thread c owns column x0 - R + c (kStripW + 2R of them); per output row y it adds
 //                 the entering row y + R and subtracts the row y - R - 1 (none for the segment's
@@ -242,24 +243,33 @@ __host__ __device__ constexpr int bar_full0_odd() { return 1 + 2 * kWsTeams; }
 __host__ __device__ constexpr int bar_free0_odd() { return 2 + 2 * kWsTeams; }
 static_assert(bar_free0_odd() < 16, "16 named barriers");
 // The ring's halo and row width: those of the radius class (Shape), but the warp-specialised
-// kernels of radius 2-7 (kWsDoubleTeam0), which run in the 16-pixel class for its 16-row blocks,
-// read an 8-pixel halo: ring rows of 148 pixels instead of 164 (37 16-byte units, still odd; the
-// box starts 32 bytes before the strip), so each stage brings 10 % fewer bytes from L2 and takes
-// 9.25 KB of shared memory instead of 10.25. H200, A/B in one run (four pairs, radius 2-7, copy
-// kernel 20.0-20.2 us): 4K 26.2-27.1 us (mean 26.6) -> 26.0-27.0 (mean 26.3; three pairs faster
-// by 0.3-0.6 at every radius, the fourth slower by 0.0-0.5); 8K (three pairs) and 1080p unchanged.
-// Tried with it and dropped: the freed shared memory spent on a fifth stage (`--stages 3`: 4K
-// 26.4-27.2 against 25.9-26.5 at four), and the column-sum stride cut to 164 (the 142 columns
-// radius 7 needs; the column threads past them then skipped their stores): 30.1-31.6 us.
+// kernels (16-pixel class, chosen for its 16-row blocks) read the halo their radius needs, R
+// rounded up to 4 pixels (16 bytes, as a TMA box's x start must be): ring rows of 140 pixels at
+// radius 2-4, 148 at 5-8, 156 at 9-12 and 164 at 13-16 (always an odd number of 16-byte units;
+// Shape's rule). Each stage then brings fewer bytes from L2 and takes less shared memory.
+// Session 23 gave radius 2-7 the 8-pixel halo: H200, A/B in one run (four pairs, copy kernel
+// 20.0-20.2 us): 4K 26.2-27.1 us (mean 26.6) -> 26.0-27.0 (mean 26.3; three pairs faster by
+// 0.3-0.6 at every radius, the fourth slower by 0.0-0.5); 8K (three pairs) and 1080p unchanged.
+// Session 24 the rest: H100, A/B in one run (two pairs at 4K, one at 8K; copy kernel 25.6-25.7 /
+// 91.8-91.9 us): 4K r=8 31.3-31.5 -> 30.7-30.8, r=9-11 31.7-32.6 -> 31.7-32.4, r=12-16 within
+// +-0.3; 8K r=8 105.3 -> 103.2, r=10 106.1 -> 105.7, r=12 107.8 -> 106.8, r=16 109.2 -> 108.5.
+// H200 (three pairs at 4K, copy kernel 19.9-20.4): within the noise at every radius (r=8
+// 26.2-26.4 -> 26.0-26.4, r=2-4 at 140 pixels unchanged), 8K too (r=8 90.0-90.1 -> 89.2-90.2).
+// Tried with it and dropped: the freed shared memory spent on a fifth stage (`--stages 3`; session
+// 23, radius 2-7: 4K 26.4-27.2 against 25.9-26.5 at four; session 24, where radius 2-4 and 8 keep
+// 3 CTAs per SM with it: r=2-4 0.5-0.9 us slower, r=8 0.2-0.5, 8K r=2-4 3.3-4.4), and the column-sum
+// stride cut to 164 (the 142 columns radius 7 needs; the column threads past them then skipped
+// their stores): 30.1-31.6 us.
 template <int kHalo, int kR>
-constexpr int kRingHalo = kWsDoubleTeam0<kHalo, kR> ? 8 : kHalo;
+constexpr int kRingHalo = kWarpSpecialized<kHalo, kR> ? (kR + 3) / 4 * 4 : kHalo;
 // The warp-specialised kernels whose column warps keep the window's pixels in registers (kHist in
 // box_stream_segment): radius 2-11; radius 9-11 then run held to 3 CTAs per SM (`_ws3`).
 template <int kHalo, int kR>
 constexpr bool kWsHist = kWarpSpecialized<kHalo, kR> && kR <= 11;
 template <int kHalo, int kR>
 constexpr int kRingBoxW = ring_box_w(kRingHalo<kHalo, kR>);
-static_assert(kRingBoxW<16, 4> == 148 && kRingBoxW<16, 8> == Shape<16>::kBoxW);
+static_assert(kRingBoxW<16, 4> == 140 && kRingBoxW<16, 8> == 148 && kRingBoxW<16, 12> == 156 &&
+              kRingBoxW<16, 16> == Shape<16>::kBoxW);
 
 struct StreamGeom {
     int width, height, radius;
