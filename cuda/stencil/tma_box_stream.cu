@@ -236,7 +236,9 @@ constexpr int kWsTeamRows = 16 / kWsTeams;
 // 25.9-27.2 us, 8K within +-1.5 (r=2-4 -0.4..+0.6, r=5-7 +0.2..+1.5). Radius 8 went 28.0-28.7 ->
 // 27.0-27.5 at 4K but 91.8-92.6 -> 93.0-93.9 at 8K, and runs this form on every GPU (the H100's
 // unmeasured), so it keeps one buffer; above it the extra 5.6 KB would cost a CTA per SM (74 KB of
-// ring and column sums at radius 9-16).
+// ring and column sums at radius 9-16). Session 24, radius 8 again with its window in registers
+// and 148-pixel ring rows (H200, A/B in one run, three triples): 4K 26.0-26.4 -> 26.4-26.9 us, 8K
+// 89.3-89.6 -> 90.6-91.2; still one buffer.
 template <int kHalo, int kR>
 constexpr bool kWsDoubleTeam0 = kWarpSpecialized<kHalo, kR> && kR <= 7;
 __host__ __device__ constexpr int bar_full0_odd() { return 1 + 2 * kWsTeams; }
