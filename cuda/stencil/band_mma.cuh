@@ -177,7 +177,9 @@ struct Fragments {
                    // kSubnormalBytes: the products start from a compile-time 0 there
 };
 
-template <int KH, int W>
+// kTail8: the last horizontal k-block is an m16n8k8 one (8 box columns, pixels 16 (KH - 1) + k), its
+// A fragment in ah[KH - 1][0..1] (see horizontal_from_chunks).
+template <int KH, int W, bool kTail8 = false>
 __device__ __forceinline__ void make_fragments(const float* weights, int R, int HL, int lane,
                                                Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
@@ -199,6 +201,14 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
     }
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
+        if (kTail8 && j == KH - 1) {
+            // m16n8k8: Ah[m][k] = w[16 j + k - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8.
+            const int base = 16 * j + 2 * t - HL - g + R;
+            fr.ah[j][0] = band_pair(hpair, base, taps);
+            fr.ah[j][1] = band_pair(hpair, base - 8, taps);
+            fr.ah[j][2] = fr.ah[j][3] = 0u;
+            continue;
+        }
         // Ah_j[m][k] = w[16 j + phys(k) - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8,
         // reg 2: (m = g, k = 2t+8, 2t+9), reg 3: m = g + 8.
         const int base = 16 * j + 4 * t - HL - g + R;
@@ -215,13 +225,26 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
 // One horizontal block from the lane's KH 16-byte chunks of its box row (chunk j: pixels
 // 16 j + 4t .. 16 j + 4t + 3 of the strip's columns), R, G, B as packed fp16 A-operand halves:
 // out[c][0] = (m = g, k = 2t, 2t+1), out[c][1] = m + 8.
-template <int KH, int W>
+// kTail8 (make_fragments): the last chunk holds only pixels 16 (KH - 1) + 2t, + 1 (in .x, .y), one
+// m16n8k8 B register per channel.
+template <int KH, int W, bool kTail8 = false>
 __device__ __forceinline__ void horizontal_from_chunks(const uint4 (&chunk)[KH], const Fragments<KH, W>& fr,
                                                        std::uint32_t (&out)[3][2]) {
+    static_assert(!kTail8 || KH >= 2, "the products start on a 16-column block");
     float acc[3][4];
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         const uint4 q = chunk[j];
+        if (kTail8 && j == KH - 1) {
+            constexpr std::uint32_t kHigh8 = kSubnormalBytes<W> ? 0u : 0x64646464u;
+            const std::uint32_t rg = __byte_perm(q.x, q.y, 0x5140u), ba = __byte_perm(q.x, q.y, 0x7362u);
+            const std::uint32_t b8[3] = {__byte_perm(rg, kHigh8, 0x4140u), __byte_perm(rg, kHigh8, 0x4342u),
+                                         __byte_perm(ba, kHigh8, 0x4140u)};
+#pragma unroll
+            for (int c = 0; c < 3; ++c)
+                mma_k8(acc[c], fr.ah[j][0], fr.ah[j][1], b8[c], acc[c][0], acc[c][1], acc[c][2], acc[c][3]);
+            continue;
+        }
         // Pixels 4t, 4t+1 (reg 0) and 4t+2, 4t+3 (reg 1); each half = a zero byte over the byte
         // (the fp16 subnormal byte * 2^-24), or 0x64 over it (1024 + byte).
         constexpr std::uint32_t kHigh = kSubnormalBytes<W> ? 0u : 0x64646464u;

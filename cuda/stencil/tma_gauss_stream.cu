@@ -92,6 +92,9 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     const int lane = tid & 31, warp = tid >> 5;
     const int gq = lane >> 2, t = lane & 3;
     const int R = g.radius, K = g.ring_stages, BW = g.box_w, HL = g.halo_left;
+    // W = 4 (radius 9..12, HL = 12): the outputs read box columns HL - R .. HL + 15 + R <= 39 of a
+    // strip, so the third horizontal k-block is an m16n8k8 one (band_mma's kTail8).
+    constexpr bool kTail8 = W >= 4;
     const int ring_rows = K * kRows;
     const int strip = static_cast<int>(blockIdx.x) % g.strips;
     // Launch order where every segment is resident at once (g.edges_first): each strip's first and
@@ -194,6 +197,21 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
         const auto* q = reinterpret_cast<const uint4*>(row + lx + 4 * t);
 #pragma unroll
         for (int j = 0; j < KH; ++j) {
+            if constexpr (kTail8) {
+                if (j == KH - 1) {
+                    // Pixels 16 j + 2t, + 1 of the strip's box columns (8 bytes).
+                    const int c = lx + 16 * j + 2 * t;
+                    const bool inside = (bx + c >= 0 && bx + c + 1 < g.width) || !decltype(fold)::value;
+                    if (inside) {
+                        const uint2 v = *reinterpret_cast<const uint2*>(row + c);
+                        chunk[j] = make_uint4(v.x, v.y, 0u, 0u);
+                    } else {
+                        const int2 m = *reinterpret_cast<const int2*>(colmap + c);
+                        chunk[j] = make_uint4(row[m.x], row[m.y], 0u, 0u);
+                    }
+                    continue;
+                }
+            }
             const int c = lx + 16 * j + 4 * t;
             bool inside = bx + c >= 0 && bx + c + 3 < g.width;
             if constexpr (std::is_same_v<decltype(fold), FoldTest>)
@@ -210,7 +228,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     };
 
     band_mma::Fragments<KH, W> fr;
-    band_mma::make_fragments<KH, W>(filter.weights, R, HL, lane, fr);
+    band_mma::make_fragments<KH, W, kTail8>(filter.weights, R, HL, lane, fr);
 
     auto run = [&](auto fold) {
         // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
@@ -222,7 +240,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
         for (int q = 0; q < W - 1; ++q) {
             uint4 chunk[KH];
             load_chunks(ring_row(q * kRows + gq, q), chunk, fold);
-            band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[q]);
+            band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[q]);
         }
         int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
         int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
@@ -260,7 +278,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 {
                     uint4 chunk[KH];
                     load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk, fold);
-                    band_mma::horizontal_from_chunks<KH, W>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
+                    band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
                 }
                 enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
                 float d[3][4];
