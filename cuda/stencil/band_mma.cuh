@@ -324,6 +324,30 @@ __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2
     }
 }
 
+// The vertical products of a W = 4 step whose window stays in fixed register slots: slots 0, 1 and
+// 2, 3 are always the two m16n8k16 A quads, whatever blocks they hold, and the weights follow the
+// blocks instead (`w01`, `w23`: the weight registers of the blocks in slots 0, 1 and 2, 3, one of
+// the four pairs rotating_weight_pairs makes). So no register moves between steps.
+__device__ __forceinline__ void vertical_step_fixed(const std::uint32_t (&win)[4][3][2], const std::uint32_t (&w01)[2],
+                                                    const std::uint32_t (&w23)[2], float (&d)[3][4]) {
+    constexpr float c0 = kRoundBias;  // the rounding's 0.5 (kSubnormalBytes<4>)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+        const std::uint32_t a23[4] = {win[2][c][0], win[2][c][1], win[3][c][0], win[3][c][1]};
+        mma16816(d[c], a23, w23[0], w23[1], c0, c0, c0, c0);
+        const std::uint32_t a01[4] = {win[0][c][0], win[0][c][1], win[1][c][0], win[1][c][1]};
+        mma16816(d[c], a01, w01[0], w01[1], d[c][0], d[c][1], d[c][2], d[c][3]);
+    }
+}
+// At step s the block in slot j is window block (j - s) mod 4 (slot s mod 4 holds the oldest), so
+// slots 0, 1 take weight pair p[s mod 4] and slots 2, 3 p[(s + 2) mod 4].
+__device__ __forceinline__ void rotating_weight_pairs(const std::uint32_t (&bv)[4], std::uint32_t (&p)[4][2]) {
+    p[0][0] = bv[0], p[0][1] = bv[1];
+    p[1][0] = bv[3], p[1][1] = bv[0];
+    p[2][0] = bv[2], p[2][1] = bv[3];
+    p[3][0] = bv[1], p[3][1] = bv[2];
+}
+
 // The four RGBA8 outputs of a lane from one step's accumulators: d[c][e] is v + 0.5 (times 2^-9
 // where kSubnormalBytes) with v in [0, 255.4]; times the scale plus 2^23, rounded down (one FFMA),
 // leaves floor(v + 0.5) in the low byte (the reference's quantisation of v / 255). Alpha is the

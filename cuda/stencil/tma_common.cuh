@@ -235,6 +235,23 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t pari
             : "memory");
     } while (!done);
 }
+// The same on a barrier's shared-window address (smem_u32), computed once by the caller: from a
+// generic pointer each call converts the address again (S2R of the CTA's cluster id, LEA).
+__device__ __forceinline__ void mbar_arrive_at(std::uint32_t bar) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait_at(std::uint32_t bar, std::uint32_t parity) {
+    std::uint32_t done = 0;
+    do {
+        asm volatile(
+            "{\n\t.reg .pred p;\n\t"
+            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+            "selp.u32 %0, 1, 0, p;\n\t}"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
 // A consumer's place in a ring of `stages` full barriers that complete in order (the streaming
 // kernels): through(full, s) waits for every stage up to s (capped at last), keeping the next
 // stage's slot and phase as counters (a division per wait costs more than the wait).
@@ -246,6 +263,17 @@ struct RingWaiter {
         s = min(s, last);
         for (; waited <= s; ++waited) {
             mbar_wait(&full[slot], phase);
+            if (++slot == stages) {
+                slot = 0;
+                phase ^= 1u;
+            }
+        }
+    }
+    // `full0`: smem_u32(&full[0]).
+    __device__ __forceinline__ void through_at(std::uint32_t full0, int s) {
+        s = min(s, last);
+        for (; waited <= s; ++waited) {
+            mbar_wait_at(full0 + 8u * static_cast<std::uint32_t>(slot), phase);
             if (++slot == stages) {
                 slot = 0;
                 phase ^= 1u;

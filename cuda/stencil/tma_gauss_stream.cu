@@ -79,12 +79,14 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
                                     const __grid_constant__ Filter filter, const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    extern __shared__ unsigned char smem_raw[];
+    // 128-byte aligned as declared, so the ring's address is a constant (align128 at run time was
+    // recomputed in every step where registers ran short).
+    extern __shared__ __align__(128) unsigned char smem_raw[];
     __shared__ alignas(8) std::uint64_t full[kMaxStages];
     __shared__ alignas(8) std::uint64_t empty[kMaxStages];
     // Edge strips under clamp or mirror: the box column each box column reads (fold_cols).
     __shared__ alignas(16) int colmap[kMaxBoxW];
-    unsigned char* base = align128(smem_raw);
+    unsigned char* base = smem_raw;
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
 
     constexpr int kWarps = NW, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
@@ -152,7 +154,12 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
 
     // Blocks every thread has waited for (the same in every thread).
     RingWaiter ring_wait{K, nblocks - 1};
-    auto wait_through = [&](int b) { ring_wait.through(full, b); };
+    // The barriers' shared addresses, converted once (mbar_wait_at). With the ring's constant base
+    // (smem_raw): H200, A/B in one run (four pairs at 4K, two at 8K): sigma 0.5 28.9-29.0 ->
+    // 28.3-28.4 us, 8K 94.8-94.9 -> 92.0-92.1; sigma 3 34.1-34.3 -> 33.9-34.1, 8K 109.1-109.6 ->
+    // 108.4-108.9; sigma 1.5 unchanged.
+    const std::uint32_t full0 = smem_u32(full), empty0 = smem_u32(empty);
+    auto wait_through = [&](int b) { ring_wait.through_at(full0, b); };
 
     const bool fold_rows = g.border != Border::Zero && (load_row0 < 0 || load_row0 + nblocks * kRows > g.height);
     // Ring row of loaded row i (slot `slot` holds its block) under the border rule: rows outside
@@ -246,15 +253,23 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
         int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
         int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
         std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
-        // W = 4 (radius 9..12): one step per iteration, not unrolled; the window's blocks move down
-        // one register slot per step (win[W - 1] takes the entering block), so the body is emitted
-        // once. Unrolled W times (the window indexed (u + q) % W), the (3, 4) kernel's step loop was
-        // ~4 x 1000 SASS instructions, ncu (H100, 4K, sigma 3) put 20 % of its stall samples on
-        // instruction fetch, and it took 127 registers (4 CTAs per SM): rotated, 96 registers and
-        // 45.5 -> 40.6-42.2 us. W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and
-        // sigma 1.5 35.0 -> 38.4.
-        constexpr bool kRotate = W >= 4;
+        // W = 4 (radius 9..12), 8 warps (the Gaussian alone): unrolled W times with the window in
+        // fixed register slots (the entering block takes the oldest block's slot, (u + W - 1) % W),
+        // and the vertical products' weight pairs follow the blocks instead (vertical_step_fixed).
+        // The rotating form it replaces moved 18 registers per step (ncu, H200 4K sigma 3: 185 SASS
+        // instructions per warp and step, 18 of them those moves). H200, A/B in one run (four pairs
+        // at 4K, two at 8K): sigma 3 34.2-34.5 -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9.
+        // ptxas: 80 registers (the 3-CTA bound) and a 20-byte spill.
+        // W = 4, 4 warps (fused chains): one step per iteration, the window's blocks moving down one
+        // register slot per step (win[W - 1] takes the entering block). Unrolled there, ptxas took
+        // them to 96 registers with spills (91 and 80 rotated). An earlier unrolled form
+        // (~4 x 1000 SASS instructions, 127 registers, 20 % of the stall samples on instruction
+        // fetch, H100) had cost 40.6-42.2 -> 45.5 us.
+        // W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.
+        constexpr bool kRotate = W >= 4 && NW < 8;
         constexpr int kUnroll = kRotate ? 1 : W;
+        std::uint32_t wpair[4][2] = {};
+        if constexpr (W >= 4 && !kRotate) band_mma::rotating_weight_pairs(fr.bv, wpair);
 #pragma unroll 1
         for (int s0 = 0; s0 < steps; s0 += kUnroll) {
 #pragma unroll
@@ -263,7 +278,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 if (s >= steps) break;  // uniform per CTA
                 if (tid == 0 && s >= 1) {
                     if (issued < nblocks) {
-                        mbar_wait(&empty[refill_slot], refill_phase);
+                        mbar_wait_at(empty0 + 8u * static_cast<std::uint32_t>(refill_slot), refill_phase);
                         fence_proxy_async_smem();  // generic reads of the slot before TMA overwrites it
                         issue(issued++);
                     }
@@ -282,7 +297,12 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 }
                 enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
                 float d[3][4];
-                band_mma::vertical_step<W, W == 4>(win, fr.bv, kRotate ? 0 : u, d);
+                if constexpr (kRotate)
+                    band_mma::vertical_step<W, true>(win, fr.bv, 0, d);
+                else if constexpr (W >= 4)
+                    band_mma::vertical_step_fixed(win, wpair[u % 4], wpair[(u + 2) % 4], d);
+                else
+                    band_mma::vertical_step<W>(win, fr.bv, u, d);
                 if constexpr (kRotate) {
 #pragma unroll
                     for (int q = 0; q + 1 < W; ++q)
@@ -309,7 +329,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                                         g.width);
                 // Block s is read for the last time (its centre rows and fold sources are done).
                 __syncwarp();
-                if (lane == 0) mbar_arrive(&empty[first_slot]);
+                if (lane == 0) mbar_arrive_at(empty0 + 8u * static_cast<std::uint32_t>(first_slot));
                 first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
             }
         }
