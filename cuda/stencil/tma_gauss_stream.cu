@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
         // W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.
         constexpr bool kRotate = W >= 4 && NW < 8;
         constexpr int kUnroll = kRotate ? 1 : W;
-        std::uint32_t wpair[4][2] = {};
+        [[maybe_unused]] std::uint32_t wpair[4][2] = {};
         if constexpr (W >= 4 && !kRotate) band_mma::rotating_weight_pairs(fr.bv, wpair);
 #pragma unroll 1
         for (int s0 = 0; s0 < steps; s0 += kUnroll) {
