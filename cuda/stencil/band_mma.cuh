@@ -368,10 +368,11 @@ __device__ __forceinline__ void pack_outputs(const float (&d)[3][4], const std::
 // Stores a lane's 4 outputs of a 16 x 8 output block (pack_outputs' order: rows y, y + 1 by e & 1,
 // columns x, x + 8 by e >> 1) to dst. `whole`: the block lies inside the image (uniform per
 // warp); otherwise each store tests its row against y_end and its column against x_end.
-__device__ __forceinline__ void store_outputs(void* dst, std::size_t pitch, int x, int y, const std::uint32_t (&out)[4],
-                                              bool whole, int y_end, int x_end) {
-    auto* p0 = reinterpret_cast<std::uint32_t*>(static_cast<char*>(dst) + std::size_t(y) * pitch) + x;
-    auto* p1 = reinterpret_cast<std::uint32_t*>(reinterpret_cast<char*>(p0) + pitch);
+// store_outputs_at: the same with `at` already the address of pixel (x, y).
+__device__ __forceinline__ void store_outputs_at(char* at, std::size_t pitch, const std::uint32_t (&out)[4], bool whole,
+                                                 int y, int y_end, int x, int x_end) {
+    auto* p0 = reinterpret_cast<std::uint32_t*>(at);
+    auto* p1 = reinterpret_cast<std::uint32_t*>(at + pitch);
     if (whole) {
         p0[0] = out[0];
         p1[0] = out[1];
@@ -382,6 +383,11 @@ __device__ __forceinline__ void store_outputs(void* dst, std::size_t pitch, int 
 #pragma unroll
     for (int e = 0; e < 4; ++e)
         if (y + (e & 1) < y_end && x + 8 * (e >> 1) < x_end) ((e & 1) ? p1 : p0)[8 * (e >> 1)] = out[e];
+}
+__device__ __forceinline__ void store_outputs(void* dst, std::size_t pitch, int x, int y, const std::uint32_t (&out)[4],
+                                              bool whole, int y_end, int x_end) {
+    store_outputs_at(static_cast<char*>(dst) + std::size_t(y) * pitch + std::size_t(x) * 4u, pitch, out, whole, y, y_end,
+                     x, x_end);
 }
 
 // One strip (16 columns from tile column lx) over output rows [row_begin, row_end) of the tile,

@@ -269,17 +269,6 @@ struct RingWaiter {
             }
         }
     }
-    // `full0`: smem_u32(&full[0]).
-    __device__ __forceinline__ void through_at(std::uint32_t full0, int s) {
-        s = min(s, last);
-        for (; waited <= s; ++waited) {
-            mbar_wait_at(full0 + 8u * static_cast<std::uint32_t>(slot), phase);
-            if (++slot == stages) {
-                slot = 0;
-                phase ^= 1u;
-            }
-        }
-    }
 };
 // Orders this thread's generic-proxy shared-memory accesses before later async-proxy (TMA) ones.
 __device__ __forceinline__ void fence_proxy_async_smem() {

@@ -152,14 +152,11 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     }
     __syncthreads();
 
-    // Blocks every thread has waited for (the same in every thread).
-    RingWaiter ring_wait{K, nblocks - 1};
     // The barriers' shared addresses, converted once (mbar_wait_at). With the ring's constant base
     // (smem_raw): H200, A/B in one run (four pairs at 4K, two at 8K): sigma 0.5 28.9-29.0 ->
     // 28.3-28.4 us, 8K 94.8-94.9 -> 92.0-92.1; sigma 3 34.1-34.3 -> 33.9-34.1, 8K 109.1-109.6 ->
     // 108.4-108.9; sigma 1.5 unchanged.
     const std::uint32_t full0 = smem_u32(full), empty0 = smem_u32(empty);
-    auto wait_through = [&](int b) { ring_wait.through_at(full0, b); };
 
     const bool fold_rows = g.border != Border::Zero && (load_row0 < 0 || load_row0 + nblocks * kRows > g.height);
     // Ring row of loaded row i (slot `slot` holds its block) under the border rule: rows outside
@@ -167,7 +164,8 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
     // row lies within the blocks the ring holds while block i / kRows enters (blocks
     // i / kRows - W + 1 .. i / kRows, and before the first step all of 0 .. W - 1); the rows of a
     // block below the last output may fold anywhere, so the folded row is clamped to those blocks.
-    auto ring_row = [&](int i, int slot) -> const std::uint32_t* {
+    // `slot_off`: the byte offset in the ring of the slot holding block i / kRows.
+    auto ring_row = [&](int i, std::uint32_t slot_off) -> const std::uint32_t* {
         if (fold_rows) {
             const int y = load_row0 + i;
             if (y < 0 || y >= g.height) {
@@ -179,7 +177,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 return ring + (min(max(r - load_row0, lo), hi) % ring_rows) * BW;
             }
         }
-        return ring + (slot * kRows + (i & (kRows - 1))) * BW;
+        return reinterpret_cast<const std::uint32_t*>(base + slot_off) + (i & (kRows - 1)) * BW;
     };
     // The lane's KH chunks of one box row: pixels lx + 16 j + 4t .. + 3, 16-byte loads (clamped
     // to the row: columns past it meet zero weights only); where a chunk reaches past the image's
@@ -239,20 +237,44 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
 
     auto run = [&](auto fold) {
         // Window: blocks 0 .. W - 2 before the first step (W - 1 holds every row a top-edge fold names).
-        wait_through(W - 1);
+        for (int b = 0; b < W; ++b) mbar_wait_at(full0 + 8u * std::uint32_t(b), 0u);  // nblocks >= W
         if (tid == 0)
             for (; issued < min(K, nblocks); ++issued) issue(issued);  // slots not used yet: no empty wait
         std::uint32_t win[W][3][2];
 #pragma unroll
         for (int q = 0; q < W - 1; ++q) {
             uint4 chunk[KH];
-            load_chunks(ring_row(q * kRows + gq, q), chunk, fold);
+            load_chunks(ring_row(q * kRows + gq, q * g.stage_bytes), chunk, fold);
             band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[q]);
         }
-        int enter_slot = W - 1;          // slot of the block entering at the current step (K > W)
-        int first_slot = 0;              // slot of the step's first block (its centre rows, its release)
+        // The step's ring positions as byte offsets and barrier addresses, advanced by one slot per
+        // step (no slot index arithmetic in the steps): the entering block's slot (K > W), the
+        // step's first block's (its centre rows, its release), its empty barrier, and the full
+        // barrier and parity of block s + W - 1 (blocks 0 .. W - 1 were waited for above), which
+        // each step waits for once (no RingWaiter loop); the output address moves down 8 rows per
+        // step. Before, each step derived them from slot indices and the row number (ncu, H200 4K
+        // sigma 3: ~85 of the step's ~185 SASS instructions were such bookkeeping). H200, A/B in one
+        // run (four pairs at 4K, two at 8K): sigma 3 33.7-33.9 -> 29.9-30.0 us (1.49-1.50x the
+        // copy), 8K 108.0-108.7 -> 92.8-93.2; sigma 1.5 29.6 -> 27.6-27.8, 8K 94.4-95.4 ->
+        // 87.6-88.2; sigma 0.5 28.2-28.3 -> 26.8-27.0, 8K 91.7-92.2 -> 86.7-86.9; 1080p sigma 3
+        // 15.1 -> 14.0.
+        const std::uint32_t ring_bytes = std::uint32_t(K) * g.stage_bytes;
+        std::uint32_t enter_off = std::uint32_t(W - 1) * g.stage_bytes;
+        std::uint32_t first_off = 0;
+        std::uint32_t first_empty = empty0;
+        std::uint32_t wait_full = full0 + 8u * std::uint32_t(W % K);
+        std::uint32_t wait_phase = 0;
         int refill_slot = 0;             // thread 0: slot of block s - 1, refilled at step s
         std::uint32_t refill_phase = 0;  // thread 0: parity of that slot's empty barrier
+        // The lane's outputs: segment rows 8 s + 2t (+ 1), strip columns lc0 (+ 8); the centre of
+        // output row ly is loaded row ly + R (ring bytes from the step's first block: centre_lane).
+        const int lc0 = lx + gq;
+        const std::uint32_t row_bytes = std::uint32_t(BW) * 4u;
+        const std::uint32_t centre_lane = std::uint32_t(2 * t + R) * row_bytes + std::uint32_t(lc0 + HL) * 4u;
+        const std::size_t pitch = g.dst_pitch;
+        char* out_row = static_cast<char*>(g.dst) + std::size_t(ys + 2 * t) * pitch + std::size_t(x0 + lc0) * 4u;
+        // Steps whose 16 x 8 outputs lie inside the segment and the image.
+        const int whole_steps = x0 + lx + band_mma::kStripW <= g.width ? (ye - ys) / kRows : 0;
         // W = 4 (radius 9..12), 8 warps (the Gaussian alone): unrolled W times with the window in
         // fixed register slots (the entering block takes the oldest block's slot, (u + W - 1) % W),
         // and the vertical products' weight pairs follow the blocks instead (vertical_step_fixed).
@@ -289,13 +311,21 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 }
                 __syncwarp();
                 // Block s + W - 1 enters the window.
-                wait_through(s + W - 1);
+                if (s >= 1) {  // (s + W - 1 < nblocks: s < steps)
+                    mbar_wait_at(wait_full, wait_phase);
+                    wait_full += 8u;
+                    if (wait_full == full0 + 8u * std::uint32_t(K)) {
+                        wait_full = full0;
+                        wait_phase ^= 1u;
+                    }
+                }
                 {
                     uint4 chunk[KH];
-                    load_chunks(ring_row((s + W - 1) * kRows + gq, enter_slot), chunk, fold);
+                    load_chunks(ring_row((s + W - 1) * kRows + gq, enter_off), chunk, fold);
                     band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
                 }
-                enter_slot = enter_slot + 1 == K ? 0 : enter_slot + 1;
+                enter_off += g.stage_bytes;
+                if (enter_off == ring_bytes) enter_off = 0;
                 float d[3][4];
                 if constexpr (kRotate)
                     band_mma::vertical_step<W, true>(win, fr.bv, 0, d);
@@ -312,25 +342,27 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                             win[q][c][1] = win[q + 1][c][1];
                         }
                 }
-                // The lane's outputs: segment rows ly0, ly0 + 1 (e & 1), strip columns lc0, lc0 + 8
-                // (e >> 1); the centre of row ly is loaded row ly + R, inside blocks s .. s + W - 1.
-                const int ly0 = kRows * s + 2 * t, lc0 = lx + gq;
-                int cr = first_slot * kRows + 2 * t + R;
-                if (cr >= ring_rows) cr -= ring_rows;
-                const int cr1 = cr + 1 == ring_rows ? 0 : cr + 1;
-                const std::uint32_t* centre0 = ring + cr * BW + lc0 + HL;
-                const std::uint32_t* centre1 = ring + cr1 * BW + lc0 + HL;
+                // The centre rows (inside blocks s .. s + W - 1, wrapping round the ring).
+                std::uint32_t c0 = first_off + centre_lane;
+                if (c0 >= ring_bytes) c0 -= ring_bytes;
+                std::uint32_t c1 = c0 + row_bytes;
+                if (c1 >= ring_bytes) c1 -= ring_bytes;
+                const auto* centre0 = reinterpret_cast<const std::uint32_t*>(base + c0);
+                const auto* centre1 = reinterpret_cast<const std::uint32_t*>(base + c1);
                 const std::uint32_t centre[4] = {centre0[0], centre1[0], centre0[8], centre1[8]};
                 std::uint32_t out[4];
                 band_mma::pack_outputs<W>(d, centre, out);
                 tl::cuda::dev::finish4(filter, out);
-                band_mma::store_outputs(g.dst, g.dst_pitch, x0 + lc0, ys + ly0, out,
-                                        ys + kRows * s + kRows <= ye && x0 + lx + band_mma::kStripW <= g.width, ye,
-                                        g.width);
+                band_mma::store_outputs_at(out_row, pitch, out, s < whole_steps, ys + kRows * s + 2 * t, ye,
+                                           x0 + lc0, g.width);
+                out_row += kRows * pitch;
                 // Block s is read for the last time (its centre rows and fold sources are done).
                 __syncwarp();
-                if (lane == 0) mbar_arrive_at(empty0 + 8u * static_cast<std::uint32_t>(first_slot));
-                first_slot = first_slot + 1 == K ? 0 : first_slot + 1;
+                if (lane == 0) mbar_arrive_at(first_empty);
+                first_empty += 8u;
+                if (first_empty == empty0 + 8u * std::uint32_t(K)) first_empty = empty0;
+                first_off += g.stage_bytes;
+                if (first_off == ring_bytes) first_off = 0;
             }
         }
     };
