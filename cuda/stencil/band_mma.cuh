@@ -28,9 +28,8 @@
 // Expected: s=3 ~15 % fewer instructions, s=1.5 also a quarter less prologue. Measured (H100 4K
 // clamp, default 64x32 tile, 2 stages): s=1.5 45.5 -> 42.8 us, s=3 53.4 -> 53.3, warp
 // instructions 23.5 -> 23.2 M: the copies were gone but the step was not where the time was.
-// The TMA stream's W = 4 kernels (tma_gauss_stream.cu) move their window down one register slot
-// per step anyway, so there the vertical pass takes two blocks per m16n8k16 again (vertical_step's
-// kPairs: the moves fill whole quads, 6 HMMA per step instead of 12).
+// The TMA stream's W = 4 kernels (tma_gauss_stream.cu) take two blocks per m16n8k16 again, with
+// the window in fixed register slots (vertical_step_fixed: 6 HMMA per step instead of 12).
 //
 // Where the time goes (ncu, s=3, the default 64x32 tile, 128 threads, 80 registers, 35 KB of
 // shared memory: 6 blocks = 5 warps per scheduler): issue 0.58 per scheduler per cycle (1.4
@@ -288,46 +287,33 @@ __device__ __forceinline__ void horizontal_block(const std::uint32_t* tile, int 
 
 // The vertical products of one step: d[c] = sum over the W window blocks (oldest first, starting
 // at slot `first`, which the callers' unrolled loops make a constant, so every window index is
-// one) plus 0.5 for the rounding. kPairs (W = 4, the TMA stream's kernels): two blocks per
-// m16n8k16, whose A fragment is two m16n8k8 A fragments side by side (k 0..7, then 8..15) and whose
-// B is the two blocks' weight registers; the newer pair first (ptxas spilled 48 bytes in the 8-warp
-// sigma-3 kernel with the older pair first). 6 HMMA per warp and step instead of 12. H200, A/B in
-// one run (four pairs at 4K, two at 8K): sigma 3 35.3-35.6 -> 34.9-35.1 us, 8K 115.7-116.3 ->
-// 112.6-113.7, 1080p 15.3 -> 15.1; in the tile path (cluster) it cost 1 us at 4K, which keeps
-// the m16n8k8 chain, as W < 4 does (W = 2 with one m16n8k16: 4K sigma 0.5 28.6 -> 29.3).
-template <int W, bool kPairs = false>
+// one) plus 0.5 for the rounding, one m16n8k8 per block.
+template <int W>
 __device__ __forceinline__ void vertical_step(const std::uint32_t (&win)[W][3][2], const std::uint32_t (&bv)[W],
                                               int first, float (&d)[3][4]) {
     constexpr float c0 = kSubnormalBytes<W> ? kRoundBias : 0.5f;  // the rounding's 0.5
-    static_assert(!kPairs || W == 4, "pairs of window blocks for W = 4 only");
 #pragma unroll
     for (int c = 0; c < 3; ++c) {
-        if constexpr (kPairs) {
-            const std::uint32_t(&h0)[3][2] = win[first % W];
-            const std::uint32_t(&h1)[3][2] = win[(first + 1) % W];
-            const std::uint32_t(&h2)[3][2] = win[(first + 2) % W];
-            const std::uint32_t(&h3)[3][2] = win[(first + 3) % W];
-            const std::uint32_t a23[4] = {h2[c][0], h2[c][1], h3[c][0], h3[c][1]};
-            mma16816(d[c], a23, bv[2], bv[3], c0, c0, c0, c0);
-            const std::uint32_t a01[4] = {h0[c][0], h0[c][1], h1[c][0], h1[c][1]};
-            mma16816(d[c], a01, bv[0], bv[1], d[c][0], d[c][1], d[c][2], d[c][3]);
-        } else {
 #pragma unroll
-            for (int q = 0; q < W; ++q) {
-                const std::uint32_t(&h)[3][2] = win[(first + q) % W];
-                if (q == 0)
-                    mma_k8(d[c], h[c][0], h[c][1], bv[q], c0, c0, c0, c0);
-                else
-                    mma_k8(d[c], h[c][0], h[c][1], bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
-            }
+        for (int q = 0; q < W; ++q) {
+            const std::uint32_t(&h)[3][2] = win[(first + q) % W];
+            if (q == 0)
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], c0, c0, c0, c0);
+            else
+                mma_k8(d[c], h[c][0], h[c][1], bv[q], d[c][0], d[c][1], d[c][2], d[c][3]);
         }
     }
 }
 
 // The vertical products of a W = 4 step whose window stays in fixed register slots: slots 0, 1 and
-// 2, 3 are always the two m16n8k16 A quads, whatever blocks they hold, and the weights follow the
-// blocks instead (`w01`, `w23`: the weight registers of the blocks in slots 0, 1 and 2, 3, one of
-// the four pairs rotating_weight_pairs makes). So no register moves between steps.
+// 2, 3 are always the two m16n8k16 A quads (an m16n8k16 A fragment is two m16n8k8 ones side by
+// side, k 0..7 then 8..15), whatever blocks they hold, and the weights follow the blocks instead
+// (`w01`, `w23`: the weight registers of the blocks in slots 0, 1 and 2, 3, one of the four pairs
+// rotating_weight_pairs makes). So no register moves between steps. Two blocks per m16n8k16
+// (session 21, then on a window that moved down one slot per step, newer pair first): H200 4K
+// sigma 3 35.3-35.6 -> 34.9-35.1 us, 8K 115.7-116.3 -> 112.6-113.7; in the tile path (cluster) it
+// cost 1 us at 4K, which keeps the m16n8k8 chain, as W < 4 does (W = 2 with one m16n8k16: 4K
+// sigma 0.5 28.6 -> 29.3).
 __device__ __forceinline__ void vertical_step_fixed(const std::uint32_t (&win)[4][3][2], const std::uint32_t (&w01)[2],
                                                     const std::uint32_t (&w23)[2], float (&d)[3][4]) {
     constexpr float c0 = kRoundBias;  // the rounding's 0.5 (kSubnormalBytes<4>)

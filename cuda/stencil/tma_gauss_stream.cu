@@ -1,5 +1,5 @@
 // Mechanism "tma", Gaussian on RGBA8 (radius 1..12): each CTA owns a 64-column strip of the image
-// (128 for the Gaussian alone at radius 9..12: kWarpsFor) and streams down one vertical segment of
+// (128 at radius 9..12: kWarpsFor) and streams down one vertical segment of
 // it through a ring of TMA row blocks (cp.async.bulk.tensor.2d, UTMALDG); its four (eight) warps
 // each run the tensor-core band products of band_mma.cuh (HMMA) on one 16-column sub-strip,
 // keeping the sliding window of horizontal results in registers from one 8-row step to the next.
@@ -15,9 +15,9 @@
 // ys - R + i; block b = loaded rows 8b .. 8b + 7, one TMA box of kRows x box_w pixels, box
 // column 0 = image column x0 - HL, HL = R rounded up to 16 bytes):
 //   ring     K = W + stages blocks; step s (output rows ys + 8s .. + 7) reads blocks s .. s + W - 1
-//   step s   warp w: horizontal block s + W - 1 enters its window (KH m16n8k16 per channel),
-//            vertical product over the window (W m16n8k8 per channel; W = 4: W / 2 m16n8k16,
-//            two blocks each), 16 x 8 outputs stored
+//   step s   warp w: horizontal block s + W - 1 enters its window (KH m16n8k16 per channel; W = 4:
+//            the last one m16n8k8), vertical product over the window (W m16n8k8 per channel;
+//            W = 4: W / 2 m16n8k16, two blocks each, on fixed register slots), 16 x 8 outputs stored
 //            with the centre pixel's alpha; each warp then arrives on empty[block s]
 //   thread 0 at the start of step s waits for empty[block s - 1] and refills that slot with block
 //            s - 1 + K (TMA zero-fills rows and columns outside the image)
@@ -40,14 +40,18 @@ using namespace dev_tma;
 
 namespace {
 
-// Warps per CTA (one 16-column sub-strip each): 4, or 8 (a 128-column strip) for the Gaussian alone
-// at W = 4 (radius 9..12). H200, A/B in one run (three pairs, copy kernel 19.9-20.2 us): 4K sigma
-// 3 35.7-36.2 -> 35.3 us, 8K 118.2-118.4 -> 115.5-115.7; the other shapes keep 4 warps. The
-// 8-warp CTAs hold 3 per SM (24 warps against 20, 80 registers, no spill) and read 176-pixel ring
-// rows for 128 columns instead of 112 for 64. An arithmetic fused chain spilled 64 bytes at 80
-// registers, so it keeps 4.
-template <class Filter, int W>
-constexpr int kWarpsFor = W >= 4 && std::is_same_v<Filter, tl::cuda::dev::GaussianFilter> ? 8 : 4;
+// Warps per CTA (one 16-column sub-strip each): 4, or 8 (a 128-column strip) at W = 4 (radius
+// 9..12). H200, A/B in one run (three pairs, copy kernel 19.9-20.2 us): 4K sigma 3 35.7-36.2 ->
+// 35.3 us, 8K 118.2-118.4 -> 115.5-115.7; the other shapes keep 4 warps. The 8-warp CTAs hold 3
+// per SM (24 warps against 20, at most 80 registers) and read 176-pixel ring rows for 128 columns
+// instead of 112 for 64. Fused chains at W = 4 take 8 warps too: a strip's segments, and so the
+// order in which an image row's vertical products are summed (the window's fixed slots start at
+// each segment's first block), must be the Gaussian alone's, or a chain amplifies a last-bit
+// difference (Fused.BitIdenticalToTwoPassAt4K). The arithmetic chains spill there (120 bytes;
+// ncu, H200, one 4K launch: 86.7 us with 4 warps and 96 registers -> 91.4); the byte-table ones
+// do not (bench: 4K sigma 3 + chain3 37.6 -> 36.3 us).
+template <int W>
+constexpr int kWarpsFor = W >= 4 ? 8 : 4;
 constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
 constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
 constexpr int kMaxBoxW = 176;                        // pixels per ring row (launch_tma_gauss_stream)
@@ -71,11 +75,9 @@ struct GaussStreamGeom {
 
 // Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
 // being a Gaussian RGBA8 kernel, to HMMA).
-// W = 4: 4 warps at most 102 registers (5 CTAs per SM; without the bound ptxas took 107 once the
-// edge strips' chunk test was added, 4 CTAs per SM), 8 warps at most 85 (3 CTAs per SM; ptxas
-// takes 80). W < 4: no bound (0), as before.
+// W = 4 (8 warps): at most 85 registers, 3 CTAs per SM (ptxas takes 80). W < 4: no bound (0).
 template <class Filter, int KH, int W, int NW>
-__global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
+__global__ void __launch_bounds__(32 * NW, W >= 4 ? 3 : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
                                     const __grid_constant__ Filter filter, const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -275,27 +277,24 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
         char* out_row = static_cast<char*>(g.dst) + std::size_t(ys + 2 * t) * pitch + std::size_t(x0 + lc0) * 4u;
         // Steps whose 16 x 8 outputs lie inside the segment and the image.
         const int whole_steps = x0 + lx + band_mma::kStripW <= g.width ? (ye - ys) / kRows : 0;
-        // W = 4 (radius 9..12), 8 warps (the Gaussian alone): unrolled W times with the window in
-        // fixed register slots (the entering block takes the oldest block's slot, (u + W - 1) % W),
-        // and the vertical products' weight pairs follow the blocks instead (vertical_step_fixed).
-        // The rotating form it replaces moved 18 registers per step (ncu, H200 4K sigma 3: 185 SASS
-        // instructions per warp and step, 18 of them those moves). H200, A/B in one run (four pairs
-        // at 4K, two at 8K): sigma 3 34.2-34.5 -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9.
-        // ptxas: 80 registers (the 3-CTA bound) and a 20-byte spill.
-        // W = 4, 4 warps (fused chains): one step per iteration, the window's blocks moving down one
-        // register slot per step (win[W - 1] takes the entering block). Unrolled there, ptxas took
-        // them to 96 registers with spills (91 and 80 rotated). An earlier unrolled form
-        // (~4 x 1000 SASS instructions, 127 registers, 20 % of the stall samples on instruction
-        // fetch, H100) had cost 40.6-42.2 -> 45.5 us.
-        // W = 2, 3 stay unrolled: rotated, sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.
-        constexpr bool kRotate = W >= 4 && NW < 8;
-        constexpr int kUnroll = kRotate ? 1 : W;
+        // Unrolled W times, so that every window slot is a constant: the entering block takes the
+        // oldest block's slot, (u + W - 1) % W. W = 4 (radius 9..12): the vertical products' weight
+        // pairs follow the blocks instead of the blocks moving (vertical_step_fixed); the rotating
+        // form it replaces moved 18 registers per step (ncu, H200 4K sigma 3: 185 SASS instructions
+        // per warp and step). H200, A/B in one run (four pairs at 4K, two at 8K): sigma 3 34.2-34.5
+        // -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9. ptxas: the 8-warp kernel 80 registers (the
+        // 3-CTA bound) with a 12-byte spill, the 4-warp fused ones 96 (bound 102), none. Every W = 4
+        // kernel takes this form, so that a fused chain sums in the same order as the Gaussian alone
+        // and Fused.BitIdenticalToTwoPassAt4K holds. (An earlier unrolled form, ~4 x 1000 SASS
+        // instructions and 127 registers, had cost 40.6-42.2 -> 45.5 us on the H100; W = 2, 3
+        // rotated instead of unrolled: sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.)
+        constexpr int kUnroll = W;
         [[maybe_unused]] std::uint32_t wpair[4][2] = {};
-        if constexpr (W >= 4 && !kRotate) band_mma::rotating_weight_pairs(fr.bv, wpair);
+        if constexpr (W >= 4) band_mma::rotating_weight_pairs(fr.bv, wpair);
 #pragma unroll 1
         for (int s0 = 0; s0 < steps; s0 += kUnroll) {
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
+            for (int u = 0; u < kUnroll; ++u) {  // u: the slot of step s's oldest block
                 const int s = s0 + u;
                 if (s >= steps) break;  // uniform per CTA
                 if (tid == 0 && s >= 1) {
@@ -322,26 +321,15 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? (NW >= 8 ? 3 : 5) : 0)
                 {
                     uint4 chunk[KH];
                     load_chunks(ring_row((s + W - 1) * kRows + gq, enter_off), chunk, fold);
-                    band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[kRotate ? W - 1 : (u + W - 1) % W]);
+                    band_mma::horizontal_from_chunks<KH, W, kTail8>(chunk, fr, win[(u + W - 1) % W]);
                 }
                 enter_off += g.stage_bytes;
                 if (enter_off == ring_bytes) enter_off = 0;
                 float d[3][4];
-                if constexpr (kRotate)
-                    band_mma::vertical_step<W, true>(win, fr.bv, 0, d);
-                else if constexpr (W >= 4)
+                if constexpr (W >= 4)
                     band_mma::vertical_step_fixed(win, wpair[u % 4], wpair[(u + 2) % 4], d);
                 else
                     band_mma::vertical_step<W>(win, fr.bv, u, d);
-                if constexpr (kRotate) {
-#pragma unroll
-                    for (int q = 0; q + 1 < W; ++q)
-#pragma unroll
-                        for (int c = 0; c < 3; ++c) {
-                            win[q][c][0] = win[q + 1][c][0];
-                            win[q][c][1] = win[q + 1][c][1];
-                        }
-                }
                 // The centre rows (inside blocks s .. s + W - 1, wrapping round the ring).
                 std::uint32_t c0 = first_off + centre_lane;
                 if (c0 >= ring_bytes) c0 -= ring_bytes;
@@ -388,7 +376,7 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
     // filters.cuh), other chains as arithmetic.
     return dev::with_epilogue<dev::PixelRGBA8, true>(gf, a.ops, [&](const auto& f) -> Result {
         using F = std::decay_t<decltype(f)>;
-        constexpr int NW = kWarpsFor<F, W>, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
+        constexpr int NW = kWarpsFor<W>, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
         auto kernel = stencil_tma_kernel_gauss_stream<F, KH, W, NW>;
         // The box row holds HL + kStripW + R pixels, widened to 16 mod 32 pixels (80, 112 or 176): a
         // row is then 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one
