@@ -220,22 +220,7 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::u
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
                  : "memory");
 }
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
-    std::uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n\t.reg .pred p;\n\t"
-            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
-            "selp.u32 %0, 1, 0, p;\n\t}"
-            : "=r"(done)
-            : "r"(smem_u32(bar)), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// The same on a barrier's shared-window address (smem_u32), computed once by the caller: from a
+// On a barrier's shared-window address (smem_u32); a caller that keeps it converts it once: from a
 // generic pointer each call converts the address again (S2R of the CTA's cluster id, LEA).
 __device__ __forceinline__ void mbar_arrive_at(std::uint32_t bar) {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
@@ -252,6 +237,8 @@ __device__ __forceinline__ void mbar_wait_at(std::uint32_t bar, std::uint32_t pa
             : "memory");
     } while (!done);
 }
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { mbar_arrive_at(smem_u32(bar)); }
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) { mbar_wait_at(smem_u32(bar), parity); }
 // A consumer's place in a ring of `stages` full barriers that complete in order (the streaming
 // kernels): through(full, s) waits for every stage up to s (capped at last), keeping the next
 // stage's slot and phase as counters (a division per wait costs more than the wait).
