@@ -11,7 +11,7 @@
 // paid once per segment (~150-200 rows) or not at all (borders are folded as rows and columns are
 // read, only in the CTAs that reach an image edge).
 //
-// Per CTA (strip x0 .. x0 + 16 NW - 1, output rows ys .. ye of a segment; loaded row i = image row
+// Per CTA (strip x0 .. x0 + kStripW - 1, output rows ys .. ye of a segment; loaded row i = image row
 // ys - R + i; block b = loaded rows 8b .. 8b + 7, one TMA box of kRows x box_w pixels, box
 // column 0 = image column x0 - HL, HL = R rounded up to 16 bytes):
 //   ring     K = W + stages blocks; step s (output rows ys + 8s .. + 7) reads blocks s .. s + W - 1
@@ -76,8 +76,8 @@ struct GaussStreamGeom {
 // Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
 // being a Gaussian RGBA8 kernel, to HMMA).
 // W = 4 (8 warps): at most 85 registers, 3 CTAs per SM (ptxas takes 80). W < 4: no bound (0).
-template <class Filter, int KH, int W, int NW>
-__global__ void __launch_bounds__(32 * NW, W >= 4 ? 3 : 0)
+template <class Filter, int KH, int W>
+__global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
                                     const __grid_constant__ Filter filter, const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? 3 : 0)
     unsigned char* base = smem_raw;
     const auto* ring = reinterpret_cast<const std::uint32_t*>(base);
 
-    constexpr int kWarps = NW, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
+    constexpr int kWarps = kWarpsFor<W>, kThreads = 32 * kWarps, kStripW = kWarps * band_mma::kStripW;
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid & 31, warp = tid >> 5;
     const int gq = lane >> 2, t = lane & 3;
@@ -282,10 +282,10 @@ __global__ void __launch_bounds__(32 * NW, W >= 4 ? 3 : 0)
         // pairs follow the blocks instead of the blocks moving (vertical_step_fixed); the rotating
         // form it replaces moved 18 registers per step (ncu, H200 4K sigma 3: 185 SASS instructions
         // per warp and step). H200, A/B in one run (four pairs at 4K, two at 8K): sigma 3 34.2-34.5
-        // -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9. ptxas: the 8-warp kernel 80 registers (the
-        // 3-CTA bound) with a 12-byte spill, the 4-warp fused ones 96 (bound 102), none. Every W = 4
-        // kernel takes this form, so that a fused chain sums in the same order as the Gaussian alone
-        // and Fused.BitIdenticalToTwoPassAt4K holds. (An earlier unrolled form, ~4 x 1000 SASS
+        // -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9. ptxas (8 warps, the 3-CTA bound): 80
+        // registers, the Gaussian alone and byte-table chains with a 12-byte spill, arithmetic
+        // chains 120 bytes (kWarpsFor). Every W = 4 kernel takes this form, so that a fused chain
+        // sums in the same order as the Gaussian alone and Fused.BitIdenticalToTwoPassAt4K holds. (An earlier unrolled form, ~4 x 1000 SASS
         // instructions and 127 registers, had cost 40.6-42.2 -> 45.5 us on the H100; W = 2, 3
         // rotated instead of unrolled: sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.)
         constexpr int kUnroll = W;
@@ -377,7 +377,7 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
     return dev::with_epilogue<dev::PixelRGBA8, true>(gf, a.ops, [&](const auto& f) -> Result {
         using F = std::decay_t<decltype(f)>;
         constexpr int NW = kWarpsFor<W>, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
-        auto kernel = stencil_tma_kernel_gauss_stream<F, KH, W, NW>;
+        auto kernel = stencil_tma_kernel_gauss_stream<F, KH, W>;
         // The box row holds HL + kStripW + R pixels, widened to 16 mod 32 pixels (80, 112 or 176): a
         // row is then 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one
         // quarter-warp reads in a horizontal block fall in different banks.
