@@ -166,4 +166,25 @@ StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int s
     return p;
 }
 
+StreamSegments plan_stream_segments_short_ends(int height, int unit_rows, int strips, int slots) {
+    const StreamSegments even = plan_stream_segments(height, unit_rows, strips, slots, kStreamNoTail);
+    const int units = std::max(1, (height + unit_rows - 1) / unit_rows);
+    const int segs = even.per_strip, q = units / segs;
+    if (segs < 3 || q < 4) return even;
+    // Top and bottom q - 1 units each; the segs - 2 between them share the rest, `longer` of them
+    // one unit more. Each middle segment gets at least q units, so the bottom one, what is left
+    // below them, is the last segment's q - 1 (fewer rows only where the image ends in a part unit).
+    const int ends = q - 1, middle = segs - 2;
+    const int mid_units = units - 2 * ends;
+    const int mq = mid_units / middle, longer = mid_units % middle;
+    StreamSegments p;
+    p.top_h = ends * unit_rows;
+    p.seg_h = (mq + 1) * unit_rows;
+    p.segs1 = longer;
+    p.split_row = p.top_h + longer * p.seg_h;
+    p.seg2_h = mq * unit_rows;
+    p.per_strip = segs;
+    return p;
+}
+
 } // namespace tl::cuda

@@ -111,20 +111,26 @@ int max_tma_tile_w(PixelFormat f, int radius);
 std::string tma_no_room_reason(PixelFormat f, int radius);
 
 // How the column-streaming kernels cut each strip into vertical segments, one CTA per (strip,
-// segment). The first `segs1` segments are seg_h rows each and end at split_row; the rows below it
-// are cut into segments of seg2_h rows (the last one shorter where it reaches the image's end).
-// All rows counts are multiples of `unit_rows` (the kernel's step) except where the image ends.
+// segment). Where top_h > 0, segment 0 is rows 0 .. top_h - 1 and the others follow it. Then
+// `segs1` segments of seg_h rows each end at split_row; the rows below it are cut into segments
+// of seg2_h rows (the last one shorter where it reaches the image's end). All rows counts are
+// multiples of `unit_rows` (the kernel's step) except where the image ends.
 struct SegmentRows {
     int begin, end;  // output rows [begin, end)
 };
 struct StreamSegments {
     int seg_h = 0, segs1 = 0, split_row = 0, seg2_h = 0;
     int per_strip = 0;  // segments per strip: the grid is strips x per_strip CTAs
+    int top_h = 0;      // rows of a first segment cut apart from the rest (0: none)
     // The rows of segment `seg` (0 .. per_strip - 1) in an image `height` rows tall: the one rule
     // the stream kernels (constexpr, so device code calls it too) and the tests use.
     constexpr SegmentRows rows(int seg, int height) const {
+        if (top_h > 0) {
+            if (seg == 0) return {0, top_h < height ? top_h : height};
+            --seg;
+        }
         if (seg < segs1) {
-            const int b = seg * seg_h;
+            const int b = top_h + seg * seg_h;
             return {b, b + seg_h < split_row ? b + seg_h : split_row};
         }
         const int b = split_row + (seg - segs1) * seg2_h;
@@ -143,5 +149,11 @@ inline constexpr int kStreamTailSteps = 48;
 inline constexpr int kStreamNoTail = 1 << 30;  // tail_min_units that keeps the even cut
 StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots,
                                     int tail_min_units = kStreamTailSteps);
+// The even cut (no tail) with the image's top and bottom segments one unit shorter than the even
+// cut's shortest, their units spread over the others (none of which grows past the even cut's
+// longest by more than one unit): for kernels whose segments at the image's top and bottom edges
+// run slower, folding the border rows (the Box stream at radius 12-16). The even cut itself where
+// a strip has fewer than 3 segments or they are under 4 units.
+StreamSegments plan_stream_segments_short_ends(int height, int unit_rows, int strips, int slots);
 
 } // namespace tl::cuda

@@ -141,6 +141,7 @@
 // us against a 20.0 us copy (1.58x), r=4 1.36x.
 #include "tma_box_stream.hpp"
 #include "tma_common.cuh"
+#include "cta_clocks.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -943,6 +944,7 @@ __device__ __forceinline__ void box_stream_cta(const CUtensorMap& src_map, const
     const int order = static_cast<int>(blockIdx.x) / g.strips;
     const int seg = order == 0 ? g.segments.per_strip - 1 : order - 1;
     const SegmentRows rows = g.segments.rows(seg, g.height);
+    TL_CTA_CLOCKS_BEGIN(static_cast<int>(blockIdx.x) % g.strips, seg, g.segments.per_strip);
     if constexpr (kHalo > 8) {
         if (streams_up(g, seg, rows, Shape<kHalo>::kBlockRows)) {
             box_stream_segment<Filter, kHalo, kR, true>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
@@ -964,6 +966,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     stencil_tma_kernel_box_stream(const __grid_constant__ CUtensorMap src_map, const __grid_constant__ CUtensorMap dst_map,
                                   const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    TL_CTA_CLOCKS_END();
 }
 // The warp-specialised form (kWarpSpecialized): 288 threads, three CTAs per SM as before. No
 // minimum CTA count in the bounds: ptxas takes 67-72 registers unasked (3 x 288 threads fit), but with
@@ -974,6 +977,7 @@ __global__ void __launch_bounds__(kWsThreads)
                                      const __grid_constant__ CUtensorMap dst_map,
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    TL_CTA_CLOCKS_END();
 }
 // The same held to 3 CTAs per SM, for radius 9-11 with the leaving pixels in registers (kHist):
 // unbounded, ptxas gave them 95-96 registers (2 CTAs per SM); bounded, 72 and no spill. (Sessions
@@ -985,6 +989,7 @@ __global__ void __launch_bounds__(kWsThreads, 3)
                                       const __grid_constant__ CUtensorMap dst_map,
                                       const __grid_constant__ Filter filter, const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    TL_CTA_CLOCKS_END();
 }
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
 template <class Filter>
@@ -1001,6 +1006,7 @@ __global__ void __launch_bounds__(kMaxThreads, kHalo <= 8 ? 4 : 3)
                                         const __grid_constant__ CUtensorMap dst_map, const __grid_constant__ Filter filter,
                                         const StreamGeom g) {
     box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    TL_CTA_CLOCKS_END();
 }
 
 namespace {
@@ -1097,11 +1103,22 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // measured here too (H100, forced from 12 / 30 / 48 blocks per segment on): 8K r=4
         // 110.7 -> 116.6-117.2 us, r=16 135.4 -> 134.8-136.2, r=32 201.8 -> 194.5; 4K within
         // 0.5 us either way.
+        // Radius 12-16 (warp-specialised, the window re-read from the ring): the top and bottom
+        // segments fold the border rows as they read them, and their CTAs ran ~10 % longer than
+        // the others (per-CTA clocks, H200 4K: r=12 26.2 us against 23.6, r=16 27.3 against
+        // 24.7; radius 8-11 showed no such difference), so they are one block shorter than the
+        // even cut's shortest (plan_stream_segments_short_ends; 4K: 9 blocks against 10-11). H200, A/B in one run (three pairs, copy kernel
+        // 20.1-20.4 us): 4K r=12 30.8-31.2 -> 29.4-29.9 us, r=14 31.7-31.9 -> 30.3-30.6, r=16
+        // 32.2-32.4 -> 30.8-31.1; 8K r=16 104.4-104.8 -> 103.2-103.7, r=12 unchanged.
         const StreamSegments plan =
-            plan_stream_segments(g.height, kBlockRows, g.strips, per_sm * dev.sm_count, kStreamNoTail);
+            kWs && !kWsHist<kHalo, kKernelR>
+                ? plan_stream_segments_short_ends(g.height, kBlockRows, g.strips, per_sm * dev.sm_count)
+                : plan_stream_segments(g.height, kBlockRows, g.strips, per_sm * dev.sm_count, kStreamNoTail);
         g.segments = plan;
         const int grid = g.strips * plan.per_strip;
+        TL_CTA_CLOCKS_BEFORE(a.stream);
         kernel<<<grid, threads, static_cast<std::size_t>(smem), a.stream>>>(map, out_map, f, g);
+        TL_CTA_CLOCKS_AFTER("box stream", R, grid, g.strips, a.stream);
         return tma_launch_error("stencil_tma_kernel_box_stream");
     });
 }

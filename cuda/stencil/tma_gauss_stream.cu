@@ -21,6 +21,7 @@
 //            with the centre pixel's alpha; each warp then arrives on empty[block s]
 //   thread 0 at the start of step s waits for empty[block s - 1] and refills that slot with block
 //            s - 1 + K (TMA zero-fills rows and columns outside the image)
+// Segments: see launch_shape (the even cut, the edge strips cut finer where slots are free).
 // Borders: Zero is TMA's zero fill as is. Clamp and mirror fold a row outside the image to the
 // loaded row it names (always within the blocks the ring still holds: at most 2R - 1 rows away)
 // and, in the strips at the left and right image edges, each column the same way.
@@ -28,6 +29,7 @@
 
 #include "band_mma.cuh"
 #include "tma_common.cuh"
+#include "cta_clocks.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -63,6 +65,10 @@ struct GaussStreamGeom {
     int box_w;                // pixels per ring row (the TMA box width)
     int strips;               // strips across
     StreamSegments segments;  // each strip's vertical segments (plan_stream_segments)
+    // edge_extra > 0: the strips at the image's left and right edges are cut into edge_extra more
+    // segments (edge_segments), run by the CTAs after the strips x segments.per_strip others.
+    StreamSegments edge_segments;
+    int edge_extra;
     bool edges_first;         // launch order (see the kernel): every segment resident at once
     int ring_stages;          // K
     std::uint32_t stage_bytes;
@@ -100,18 +106,25 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     // strip, so the third horizontal k-block is an m16n8k8 one (band_mma's kTail8).
     constexpr bool kTail8 = W >= 4;
     const int ring_rows = K * kRows;
-    const int strip = static_cast<int>(blockIdx.x) % g.strips;
     // Launch order where every segment is resident at once (g.edges_first): each strip's first and
     // last segment, which reach the image's edges (their border rows folded), then segments 1, 2,
     // ...: the CTAs launched last on an SM run slowest (the box stream's per-CTA clocks). H100 4K
     // (A/B in one run, three alternating triples): sigma 3 37.5-37.9 -> 36.8-37.3 us, 1.5 32.4-32.8
     // -> 32.0-32.2, 0.5 unchanged (32.9-33.2); the last segment alone first: 37.2-37.6 / 32.1-32.3.
     // With a tail (8K) the launch order is the plan's: the short segments must come last.
-    const int order = static_cast<int>(blockIdx.x) / g.strips;
+    // The edge strips' extra CTAs (g.edge_extra) come last, left and right strip in turn, and take
+    // the orders after the others'.
+    const int regular = g.strips * g.segments.per_strip;
+    const int cta = static_cast<int>(blockIdx.x);
+    const int strip = cta < regular ? cta % g.strips : ((cta - regular) & 1 ? g.strips - 1 : 0);
+    const int order = cta < regular ? cta / g.strips : g.segments.per_strip + ((cta - regular) >> 1);
+    const bool edge_cut = g.edge_extra > 0 && (strip == 0 || strip == g.strips - 1);
+    const StreamSegments cut = edge_cut ? g.edge_segments : g.segments;
     int seg = order;
-    if (g.edges_first && order >= 1) seg = order == 1 ? g.segments.per_strip - 1 : order - 1;
+    if (g.edges_first && order >= 1) seg = order == 1 ? cut.per_strip - 1 : order - 1;
     const int x0 = strip * kStripW;
-    const SegmentRows seg_rows = g.segments.rows(seg, g.height);
+    const SegmentRows seg_rows = cut.rows(seg, g.height);
+    TL_CTA_CLOCKS_BEGIN(strip, seg, cut.per_strip);
     const int ys = seg_rows.begin, ye = seg_rows.end;
     const int steps = (ye - ys + kRows - 1) / kRows;
     const int nblocks = steps + W - 1;
@@ -362,6 +375,7 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     } else {
         run(FoldTest{});
     }
+    TL_CTA_CLOCKS_END();
 #else
     (void)src_map; (void)filter; (void)g;
 #endif
@@ -405,11 +419,34 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         // left 60 of 660 slots empty). At 4K and 1080p (segments of 25 and 7 steps) a tail cost
         // up to 4 us at 4K (sigma 0.5 33.8 -> 34.5 with 4 tail segments, 39.2 with 2) and 0.6 at
         // 1080p, so they keep the even cut.
-        const StreamSegments plan = plan_stream_segments(gg.height, kRows, gg.strips, per_sm * dev.sm_count);
+        const int slots = per_sm * dev.sm_count;
+        const StreamSegments plan = plan_stream_segments(gg.height, kRows, gg.strips, slots);
         gg.segments = plan;
-        const int grid = gg.strips * plan.per_strip;
-        gg.edges_first = grid <= per_sm * dev.sm_count && plan.per_strip >= 2;
+        int grid = gg.strips * plan.per_strip;
+        gg.edges_first = grid <= slots && plan.per_strip >= 2;
+        // The strips at the image's left and right edges fold columns in every warp (run(true)),
+        // and their CTAs ran slowest: per-CTA clocks (cta_clocks.cuh), H200 4K sigma 3: 24.5 us
+        // against 23.0 for the other strips, the kernel's last CTA (27.2 us) an edge strip's.
+        // Where the even cut leaves slots free (4K and 1080p: 6 of 396 at sigma 3), each edge
+        // strip takes up to a quarter more segments, in as many of them as there are. H200, A/B
+        // in one run (three pairs, copy kernel 20.1-20.4 us): 4K sigma 3 30.5-30.9 -> 29.1-29.6
+        // us (1.53-1.55x -> 1.46-1.47x; the clocks: the edge strips' CTAs 22.0 us, the last
+        // 25.8), sigma 1.5 27.5-27.6 -> 27.2-27.3, sigma 0.5 unchanged; 1080p sigma 3 14.5 ->
+        // 14.2. (Folding only in the warps that reach past the edge, instead, cost ptxas 24-28
+        // more bytes of spill in the loop: sigma 3 30.5-30.7 -> 32.1-32.4 us.)
+        gg.edge_extra = 0;
+        if (gg.edges_first && gg.strips >= 2) {
+            const int e = std::min((slots - grid) / 2, plan.per_strip / 4);
+            const StreamSegments edge = plan_stream_segments(gg.height, kRows, 1, plan.per_strip + e, kStreamNoTail);
+            if (e >= 1 && edge.per_strip == plan.per_strip + e) {
+                gg.edge_extra = e;
+                gg.edge_segments = edge;
+                grid += 2 * e;
+            }
+        }
+        TL_CTA_CLOCKS_BEFORE(a.stream);
         kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(map, f, gg);
+        TL_CTA_CLOCKS_AFTER("gauss stream", gg.radius, grid, gg.strips, a.stream);
         return tma_launch_error("stencil_tma_kernel_gauss_stream");
     });
 }

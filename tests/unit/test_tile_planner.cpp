@@ -241,4 +241,51 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
     EXPECT_EQ(box8.seg2_h, 67 * 8);
 }
 
+// The Box stream's cut at radius 12-16 (plan_stream_segments_short_ends): every row once, in
+// order, no empty segment, the same number of segments as the even cut; the top and bottom
+// segments one unit shorter than the even cut's shortest, no other longer than its longest + 1.
+TEST(StreamSegments, ShortEndsCoverEveryRowOnce) {
+    struct Case { int height, unit, strips, slots; };
+    const Case cases[] = {{2160, 16, 30, 396}, {4320, 16, 60, 396}, {1080, 16, 15, 396}, {2161, 16, 30, 396},
+                          {100, 16, 1, 3},     {1, 8, 1, 660},      {4097, 8, 1, 1},    {300, 16, 2, 40}};
+    for (const Case& c : cases) {
+        const std::string what = std::to_string(c.height) + " rows, unit " + std::to_string(c.unit) + ", " +
+                                 std::to_string(c.strips) + " strips, " + std::to_string(c.slots) + " slots";
+        const auto even = tl::cuda::plan_stream_segments(c.height, c.unit, c.strips, c.slots, tl::cuda::kStreamNoTail);
+        const auto p = tl::cuda::plan_stream_segments_short_ends(c.height, c.unit, c.strips, c.slots);
+        ASSERT_EQ(p.per_strip, even.per_strip) << what;
+        int next = 0, even_short = 1 << 30, even_long = 0;
+        for (int seg = 0; seg < even.per_strip; ++seg) {
+            const auto r = even.rows(seg, c.height);
+            even_short = std::min(even_short, (r.end - r.begin + c.unit - 1) / c.unit);
+            even_long = std::max(even_long, (r.end - r.begin + c.unit - 1) / c.unit);
+        }
+        for (int seg = 0; seg < p.per_strip; ++seg) {
+            const tl::cuda::SegmentRows r = p.rows(seg, c.height);
+            ASSERT_EQ(r.begin, next) << what << ", segment " << seg;
+            ASSERT_GT(r.end, r.begin) << what << ", segment " << seg << " is empty";
+            ASSERT_EQ(r.begin % c.unit, 0) << what << ", segment " << seg;
+            const int units = (r.end - r.begin + c.unit - 1) / c.unit;
+            if (p.top_h > 0 && (seg == 0 || seg == p.per_strip - 1))
+                EXPECT_EQ(units, even_short - 1) << what << ", segment " << seg;
+            else
+                EXPECT_LE(units, even_long + 1) << what << ", segment " << seg;
+            next = r.end;
+        }
+        EXPECT_EQ(next, c.height) << what;
+    }
+    // 4K, 30 strips of 128 columns, 396 slots: 135 blocks of 16 rows in 13 segments (even: 5 of
+    // 11, 8 of 10); here 9 at the top and bottom, 7 of 11 and 4 of 10 between.
+    const auto k4 = tl::cuda::plan_stream_segments_short_ends(2160, 16, 30, 396);
+    EXPECT_EQ(k4.per_strip, 13);
+    EXPECT_EQ(k4.top_h, 9 * 16);
+    EXPECT_EQ(k4.segs1, 7);
+    EXPECT_EQ(k4.seg_h, 11 * 16);
+    EXPECT_EQ(k4.seg2_h, 10 * 16);
+    EXPECT_EQ(k4.rows(12, 2160).begin, 2160 - 9 * 16);
+    // Under 4 units a segment (1080p: 68 blocks in 26 segments) or under 3 segments: the even cut.
+    EXPECT_EQ(tl::cuda::plan_stream_segments_short_ends(1080, 16, 15, 396).top_h, 0);
+    EXPECT_EQ(tl::cuda::plan_stream_segments_short_ends(4320, 16, 60, 120).top_h, 0);
+}
+
 } // namespace
