@@ -166,6 +166,23 @@ StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int s
     return p;
 }
 
+StreamGrid plan_stream_grid(int height, int unit_rows, int strips, int slots) {
+    StreamGrid g;
+    g.strips = std::max(strips, 1);
+    g.segments = plan_stream_segments(height, unit_rows, g.strips, slots);
+    const int per = g.segments.per_strip, regular = g.strips * per;
+    g.edges_first = regular <= slots && per >= 2;
+    if (g.edges_first && g.strips >= 2) {
+        const int e = std::min((slots - regular) / 2, per / 4);
+        const StreamSegments edge = plan_stream_segments(height, unit_rows, 1, per + e, kStreamNoTail);
+        if (e >= 1 && edge.per_strip == per + e) {
+            g.edge_extra = e;
+            g.edge_segments = edge;
+        }
+    }
+    return g;
+}
+
 StreamSegments plan_stream_segments_short_ends(int height, int unit_rows, int strips, int slots) {
     const StreamSegments even = plan_stream_segments(height, unit_rows, strips, slots, kStreamNoTail);
     const int units = std::max(1, (height + unit_rows - 1) / unit_rows);

@@ -149,6 +149,46 @@ inline constexpr int kStreamTailSteps = 48;
 inline constexpr int kStreamNoTail = 1 << 30;  // tail_min_units that keeps the even cut
 StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots,
                                     int tail_min_units = kStreamTailSteps);
+// The Gaussian stream's grid: which strip and segment each CTA runs. CTAs 0 .. strips x
+// segments.per_strip - 1 take strip cta % strips and launch order cta / strips; where
+// edge_extra > 0, the strips at the image's left and right edges are cut by edge_segments
+// (segments.per_strip + edge_extra segments) and the 2 x edge_extra CTAs after the others take
+// their further orders, left and right strip in turn. With edges_first, order 0 is segment 0,
+// order 1 the last segment and order o > 1 segment o - 1 (the segments that reach the image's
+// top and bottom edges start first); otherwise order o is segment o.
+struct StreamCta {
+    int strip, seg;
+    bool edge_cut;  // cut by edge_segments
+};
+struct StreamGrid {
+    int strips = 1;
+    StreamSegments segments;
+    StreamSegments edge_segments;
+    int edge_extra = 0;
+    bool edges_first = false;
+    constexpr int ctas() const { return strips * segments.per_strip + 2 * edge_extra; }
+    constexpr StreamCta cta(int i) const {
+        const int regular = strips * segments.per_strip;
+        const int strip = i < regular ? i % strips : ((i - regular) & 1 ? strips - 1 : 0);
+        const int order = i < regular ? i / strips : segments.per_strip + ((i - regular) >> 1);
+        const bool edge_cut = edge_extra > 0 && (strip == 0 || strip == strips - 1);
+        const int per_strip = edge_cut ? edge_segments.per_strip : segments.per_strip;
+        int seg = order;
+        if (edges_first && order >= 1) seg = order == 1 ? per_strip - 1 : order - 1;
+        return {strip, seg, edge_cut};
+    }
+    // The output rows of CTA c's segment (a copy of its cut: no reference into a kernel parameter).
+    constexpr SegmentRows rows(StreamCta c, int height) const {
+        const StreamSegments cut = c.edge_cut ? edge_segments : segments;
+        return cut.rows(c.seg, height);
+    }
+};
+// plan_stream_segments' cut of `strips` strips for `slots` resident CTAs, launched edges first
+// where every segment is resident at once; there, where slots are left over, the two edge strips
+// take up to a quarter more segments each, as many as the free slots allow (for kernels whose
+// edge strips run slower: the Gaussian stream folds their columns in every warp).
+StreamGrid plan_stream_grid(int height, int unit_rows, int strips, int slots);
+
 // The even cut (no tail) with the image's top and bottom segments one unit shorter than the even
 // cut's shortest, their units spread over the others (none of which grows past the even cut's
 // longest by more than one unit): for kernels whose segments at the image's top and bottom edges

@@ -63,13 +63,7 @@ struct GaussStreamGeom {
     int width, height, radius;
     int halo_left;            // HL: box columns left of the strip
     int box_w;                // pixels per ring row (the TMA box width)
-    int strips;               // strips across
-    StreamSegments segments;  // each strip's vertical segments (plan_stream_segments)
-    // edge_extra > 0: the strips at the image's left and right edges are cut into edge_extra more
-    // segments (edge_segments), run by the CTAs after the strips x segments.per_strip others.
-    StreamSegments edge_segments;
-    int edge_extra;
-    bool edges_first;         // launch order (see the kernel): every segment resident at once
+    StreamGrid grid;          // strips, their segments and the CTAs' launch order (plan_stream_grid)
     int ring_stages;          // K
     std::uint32_t stage_bytes;
     Border border;
@@ -106,25 +100,16 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     // strip, so the third horizontal k-block is an m16n8k8 one (band_mma's kTail8).
     constexpr bool kTail8 = W >= 4;
     const int ring_rows = K * kRows;
-    // Launch order where every segment is resident at once (g.edges_first): each strip's first and
+    // Launch order where every segment is resident at once (g.grid.edges_first): each strip's first and
     // last segment, which reach the image's edges (their border rows folded), then segments 1, 2,
     // ...: the CTAs launched last on an SM run slowest (the box stream's per-CTA clocks). H100 4K
     // (A/B in one run, three alternating triples): sigma 3 37.5-37.9 -> 36.8-37.3 us, 1.5 32.4-32.8
     // -> 32.0-32.2, 0.5 unchanged (32.9-33.2); the last segment alone first: 37.2-37.6 / 32.1-32.3.
     // With a tail (8K) the launch order is the plan's: the short segments must come last.
-    // The edge strips' extra CTAs (g.edge_extra) come last, left and right strip in turn, and take
-    // the orders after the others'.
-    const int regular = g.strips * g.segments.per_strip;
-    const int cta = static_cast<int>(blockIdx.x);
-    const int strip = cta < regular ? cta % g.strips : ((cta - regular) & 1 ? g.strips - 1 : 0);
-    const int order = cta < regular ? cta / g.strips : g.segments.per_strip + ((cta - regular) >> 1);
-    const bool edge_cut = g.edge_extra > 0 && (strip == 0 || strip == g.strips - 1);
-    const StreamSegments cut = edge_cut ? g.edge_segments : g.segments;
-    int seg = order;
-    if (g.edges_first && order >= 1) seg = order == 1 ? cut.per_strip - 1 : order - 1;
-    const int x0 = strip * kStripW;
-    const SegmentRows seg_rows = cut.rows(seg, g.height);
-    TL_CTA_CLOCKS_BEGIN(strip, seg, cut.per_strip);
+    const StreamCta cta = g.grid.cta(static_cast<int>(blockIdx.x));
+    const int x0 = cta.strip * kStripW;
+    const SegmentRows seg_rows = g.grid.rows(cta, g.height);
+    TL_CTA_CLOCKS_BEGIN(cta.strip, cta.seg, cta.edge_cut ? g.grid.edge_segments.per_strip : g.grid.segments.per_strip);
     const int ys = seg_rows.begin, ye = seg_rows.end;
     const int steps = (ye - ys + kRows - 1) / kRows;
     const int nblocks = steps + W - 1;
@@ -398,7 +383,7 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         GaussStreamGeom gg = g;
         const int need = gg.halo_left + kStripW + gg.radius;
         gg.box_w = need <= 80 ? 80 : need <= 112 ? 112 : kMaxBoxW;
-        gg.strips = (gg.width + kStripW - 1) / kStripW;
+        const int strips = (gg.width + kStripW - 1) / kStripW;
         gg.stage_bytes = std::uint32_t(gg.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
         CUtensorMap map{};
         if (Result r = encode_rgba8_source_map(&map, a.src, gg.box_w, kRows, "tma gauss stream"); !r)
@@ -419,11 +404,6 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         // left 60 of 660 slots empty). At 4K and 1080p (segments of 25 and 7 steps) a tail cost
         // up to 4 us at 4K (sigma 0.5 33.8 -> 34.5 with 4 tail segments, 39.2 with 2) and 0.6 at
         // 1080p, so they keep the even cut.
-        const int slots = per_sm * dev.sm_count;
-        const StreamSegments plan = plan_stream_segments(gg.height, kRows, gg.strips, slots);
-        gg.segments = plan;
-        int grid = gg.strips * plan.per_strip;
-        gg.edges_first = grid <= slots && plan.per_strip >= 2;
         // The strips at the image's left and right edges fold columns in every warp (run(true)),
         // and their CTAs ran slowest: per-CTA clocks (cta_clocks.cuh), H200 4K sigma 3: 24.5 us
         // against 23.0 for the other strips, the kernel's last CTA (27.2 us) an edge strip's.
@@ -433,20 +413,13 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         // us (1.53-1.55x -> 1.46-1.47x; the clocks: the edge strips' CTAs 22.0 us, the last
         // 25.8), sigma 1.5 27.5-27.6 -> 27.2-27.3, sigma 0.5 unchanged; 1080p sigma 3 14.5 ->
         // 14.2. (Folding only in the warps that reach past the edge, instead, cost ptxas 24-28
-        // more bytes of spill in the loop: sigma 3 30.5-30.7 -> 32.1-32.4 us.)
-        gg.edge_extra = 0;
-        if (gg.edges_first && gg.strips >= 2) {
-            const int e = std::min((slots - grid) / 2, plan.per_strip / 4);
-            const StreamSegments edge = plan_stream_segments(gg.height, kRows, 1, plan.per_strip + e, kStreamNoTail);
-            if (e >= 1 && edge.per_strip == plan.per_strip + e) {
-                gg.edge_extra = e;
-                gg.edge_segments = edge;
-                grid += 2 * e;
-            }
-        }
+        // more bytes of spill in the loop: sigma 3 30.5-30.7 -> 32.1-32.4 us.) plan_stream_grid
+        // makes the cut and the launch order; the kernel maps its CTA with StreamGrid::cta.
+        gg.grid = plan_stream_grid(gg.height, kRows, strips, per_sm * dev.sm_count);
+        const int grid = gg.grid.ctas();
         TL_CTA_CLOCKS_BEFORE(a.stream);
         kernel<<<grid, kThreads, static_cast<std::size_t>(smem), a.stream>>>(map, f, gg);
-        TL_CTA_CLOCKS_AFTER("gauss stream", gg.radius, grid, gg.strips, a.stream);
+        TL_CTA_CLOCKS_AFTER("gauss stream", gg.radius, grid, strips, a.stream);
         return tma_launch_error("stencil_tma_kernel_gauss_stream");
     });
 }

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -239,6 +239,73 @@ TEST(StreamSegments, CoverEveryRowOnceWithNoEmptySegment) {
     EXPECT_EQ(box8.segs1, 4);  // 540 steps: 4 segments of 68, 4 of 67
     EXPECT_EQ(box8.seg_h, 68 * 8);
     EXPECT_EQ(box8.seg2_h, 67 * 8);
+}
+
+// The Gaussian stream's grid (plan_stream_grid, StreamGrid::cta and rows, the kernel's mapping):
+// the CTAs cover every row of every strip exactly once with no empty segment; where they all fit
+// the slots they do, segment 0 and the last launch first, and the edge strips take their extra
+// segments only from slots the even cut leaves free.
+TEST(StreamGrid, EveryStripRowOnceAndEdgeStripsCutFiner) {
+    struct Case { int height, unit, strips, slots; };
+    const Case cases[] = {{2160, 8, 30, 396}, {2160, 8, 60, 924}, {2160, 8, 60, 792}, {1080, 8, 15, 396},
+                          {4320, 8, 60, 396}, {1200, 8, 8, 396},  {257, 8, 3, 396},   {9, 8, 2, 100},
+                          {1, 8, 1, 10},      {600, 8, 2, 40},    {600, 8, 1, 40},    {2161, 8, 30, 396}};
+    for (const Case& c : cases) {
+        const std::string what = std::to_string(c.height) + " rows, " + std::to_string(c.strips) + " strips, " +
+                                 std::to_string(c.slots) + " slots";
+        const tl::cuda::StreamGrid g = tl::cuda::plan_stream_grid(c.height, c.unit, c.strips, c.slots);
+        ASSERT_EQ(g.strips, c.strips) << what;
+        if (g.edges_first) {
+            EXPECT_LE(g.ctas(), c.slots) << what;
+        }
+        if (g.edge_extra > 0) {
+            EXPECT_GE(c.strips, 2) << what;
+            EXPECT_LE(g.edge_extra, g.segments.per_strip / 4) << what;
+            EXPECT_EQ(g.edge_segments.per_strip, g.segments.per_strip + g.edge_extra) << what;
+        }
+        // Rows covered per strip, in segment order.
+        std::vector<std::vector<tl::cuda::SegmentRows>> by_strip(std::size_t(c.strips));
+        for (int i = 0; i < g.ctas(); ++i) {
+            const tl::cuda::StreamCta cta = g.cta(i);
+            ASSERT_GE(cta.strip, 0) << what;
+            ASSERT_LT(cta.strip, c.strips) << what;
+            const tl::cuda::SegmentRows r = g.rows(cta, c.height);
+            ASSERT_GT(r.end, r.begin) << what << ", CTA " << i << " has no rows";
+            by_strip[std::size_t(cta.strip)].push_back(r);
+            // Edges first: each strip's first CTA runs segment 0, its second the last segment.
+            const int per = cta.edge_cut ? g.edge_segments.per_strip : g.segments.per_strip;
+            if (g.edges_first && i < c.strips) {
+                EXPECT_EQ(cta.seg, 0) << what << ", CTA " << i;
+            } else if (g.edges_first && i < 2 * c.strips) {
+                EXPECT_EQ(cta.seg, per - 1) << what << ", CTA " << i;
+            }
+        }
+        for (int s = 0; s < c.strips; ++s) {
+            auto rows = by_strip[std::size_t(s)];
+            std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+            int next = 0;
+            for (const auto& r : rows) {
+                ASSERT_EQ(r.begin, next) << what << ", strip " << s;
+                next = r.end;
+            }
+            EXPECT_EQ(next, c.height) << what << ", strip " << s;
+            const bool edge = g.edge_extra > 0 && (s == 0 || s == c.strips - 1);
+            EXPECT_EQ(int(rows.size()), g.segments.per_strip + (edge ? g.edge_extra : 0)) << what << ", strip " << s;
+        }
+    }
+    // 4K Gaussian sigma 3 on 132 SMs x 3: 30 strips of 13 segments leave 6 of 396 slots, so the
+    // two edge strips take 16 segments each and the grid fills every slot.
+    const auto k4 = tl::cuda::plan_stream_grid(2160, 8, 30, 396);
+    EXPECT_TRUE(k4.edges_first);
+    EXPECT_EQ(k4.segments.per_strip, 13);
+    EXPECT_EQ(k4.edge_extra, 3);
+    EXPECT_EQ(k4.ctas(), 396);
+    EXPECT_EQ(k4.cta(390).strip, 0);
+    EXPECT_EQ(k4.cta(391).strip, 29);
+    // 8K: the plan has a tail (more CTAs than slots), no edge strips' extras and the plan's order.
+    const auto k8 = tl::cuda::plan_stream_grid(4320, 8, 60, 396);
+    EXPECT_FALSE(k8.edges_first);
+    EXPECT_EQ(k8.edge_extra, 0);
 }
 
 // The Box stream's cut at radius 12-16 (plan_stream_segments_short_ends): every row once, in
