@@ -1056,7 +1056,8 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr int kKernelR = std::is_same_v<F, dev::BoxFilter> ? kR : 0;
         // The warp-specialised kernel: the Box alone (a fused chain keeps the runtime radius).
         constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
-        g.stage_bytes = std::uint32_t(kRingBoxW<kHalo, kKernelR>) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
+        constexpr int kRingW = kRingBoxW<kHalo, kKernelR>;  // pixels per ring row (the TMA box width)
+        g.stage_bytes = std::uint32_t(kRingW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         auto kernel = [] {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
             else if constexpr (kWsHist<kHalo, kKernelR> && kKernelR >= 9)
@@ -1081,7 +1082,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
 
         CUtensorMap map{};
         if (Result r =
-                encode_rgba8_source_map(&map, a.src, kRingBoxW<kHalo, kKernelR>, kStageRows, "tma box stream");
+                encode_rgba8_source_map(&map, a.src, kRingW, kStageRows, "tma box stream");
             !r)
             return r;
 
