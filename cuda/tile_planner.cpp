@@ -12,6 +12,9 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / 
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
+// A strip's steps (units of unit_rows rows, the last one possibly partial), at least one.
+int stream_units(int height, int unit_rows) { return std::max(1, (height + unit_rows - 1) / unit_rows); }
+
 } // namespace
 
 TmaElementLayout tma_element_layout(PixelFormat f) {
@@ -141,7 +144,7 @@ TmaTilePlan plan_tma_tiles(const TmaPlanRequest& r) {
 
 StreamSegments plan_stream_segments(int height, int unit_rows, int strips, int slots, int tail_min_units) {
     StreamSegments p;
-    const int units = std::max(1, (height + unit_rows - 1) / unit_rows);  // steps per strip
+    const int units = stream_units(height, unit_rows);
     const int segs = std::clamp(slots / std::max(strips, 1), 1, units);
     // The even cut: segs segments of units / segs steps, the first units % segs of them one step
     // longer, so no segment is shorter than another by more than one step.
@@ -185,7 +188,7 @@ StreamGrid plan_stream_grid(int height, int unit_rows, int strips, int slots) {
 
 StreamSegments plan_stream_segments_short_ends(int height, int unit_rows, int strips, int slots) {
     const StreamSegments even = plan_stream_segments(height, unit_rows, strips, slots, kStreamNoTail);
-    const int units = std::max(1, (height + unit_rows - 1) / unit_rows);
+    const int units = stream_units(height, unit_rows);
     const int segs = even.per_strip, q = units / segs;
     if (segs < 3 || q < 4) return even;
     // Top and bottom q - 1 units each; the segs - 2 between them share the rest, `longer` of them

@@ -2,7 +2,7 @@
 // TILELAB_CTA_CLOCKS (TL_CTA_CLOCKS defined): each CTA stamps %globaltimer when it has its segment,
 // its %smid, strip and segment; every warp stamps its end (the CTA's end is the latest). With the
 // environment variable TILELAB_CTA_CLOCKS=file, the launcher appends one launch's records to the
-// file (the TILELAB_CTA_CLOCKS_LAUNCH-th launch of each kernel shape and radius, 12 by default:
+// file (per stream kernel, the TILELAB_CTA_CLOCKS_LAUNCH-th launch at each radius, 12 by default:
 // past a bench's untimed pass) after synchronising its stream. scripts/cta-clocks.py reads them.
 // Sessions 8-26 used such clocks to find which CTAs set a stream kernel's time (launch rank on the
 // SM, edge strips, the image's top and bottom segments: docs/performance-notes.md).

@@ -1099,8 +1099,9 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // 16.7 -> 15.0, 8K 130.2 -> 122.7 (3: 35.9, 15.7, 129.4; 5: 37.8, 14.9, 125.9).
         if (kHalo <= 8) per_sm = std::min(per_sm, 4);
         // One CTA per (strip, segment), all resident at once: the strips are cut into as many
-        // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it). Always
-        // the even cut: the Gaussian stream's tail of short segments (plan_stream_segments) was
+        // segments as leave every CTA a slot (each segment re-reads 2R + 1 rows above it). Never
+        // a tail (the even cut, at radius 12-16 with short ends, below): the Gaussian stream's
+        // tail of short segments (plan_stream_segments) was
         // measured here too (H100, forced from 12 / 30 / 48 blocks per segment on): 8K r=4
         // 110.7 -> 116.6-117.2 us, r=16 135.4 -> 134.8-136.2, r=32 201.8 -> 194.5; 4K within
         // 0.5 us either way.
@@ -1108,9 +1109,10 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // segments fold the border rows as they read them, and their CTAs ran ~10 % longer than
         // the others (per-CTA clocks, H200 4K: r=12 26.2 us against 23.6, r=16 27.3 against
         // 24.7; radius 8-11 showed no such difference), so they are one block shorter than the
-        // even cut's shortest (plan_stream_segments_short_ends; 4K: 9 blocks against 10-11). H200, A/B in one run (three pairs, copy kernel
-        // 20.1-20.4 us): 4K r=12 30.8-31.2 -> 29.4-29.9 us, r=14 31.7-31.9 -> 30.3-30.6, r=16
-        // 32.2-32.4 -> 30.8-31.1; 8K r=16 104.4-104.8 -> 103.2-103.7, r=12 unchanged.
+        // even cut's shortest (plan_stream_segments_short_ends; 4K: 9 blocks against 10-11).
+        // H200, A/B in one run (three pairs, copy kernel 20.1-20.4 us): 4K r=12 30.8-31.2 ->
+        // 29.4-29.9 us, r=14 31.7-31.9 -> 30.3-30.6, r=16 32.2-32.4 -> 30.8-31.1; 8K r=16
+        // 104.4-104.8 -> 103.2-103.7, r=12 unchanged.
         const StreamSegments plan =
             kWs && !kWsHist<kHalo, kKernelR>
                 ? plan_stream_segments_short_ends(g.height, kBlockRows, g.strips, per_sm * dev.sm_count)

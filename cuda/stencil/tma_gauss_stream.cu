@@ -100,8 +100,8 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     // strip, so the third horizontal k-block is an m16n8k8 one (band_mma's kTail8).
     constexpr bool kTail8 = W >= 4;
     const int ring_rows = K * kRows;
-    // Launch order where every segment is resident at once (g.grid.edges_first): each strip's first and
-    // last segment, which reach the image's edges (their border rows folded), then segments 1, 2,
+    // Launch order where every segment is resident at once (g.grid.edges_first): each strip's first
+    // and last segment, which reach the image's edges (their border rows folded), then segments 1, 2,
     // ...: the CTAs launched last on an SM run slowest (the box stream's per-CTA clocks). H100 4K
     // (A/B in one run, three alternating triples): sigma 3 37.5-37.9 -> 36.8-37.3 us, 1.5 32.4-32.8
     // -> 32.0-32.2, 0.5 unchanged (32.9-33.2); the last segment alone first: 37.2-37.6 / 32.1-32.3.
@@ -283,9 +283,10 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
         // -> 33.8-33.9 us, 8K 111.7-112.6 -> 108.7-108.9. ptxas (8 warps, the 3-CTA bound): 80
         // registers, the Gaussian alone and byte-table chains with a 12-byte spill, arithmetic
         // chains 120 bytes (kWarpsFor). Every W = 4 kernel takes this form, so that a fused chain
-        // sums in the same order as the Gaussian alone and Fused.BitIdenticalToTwoPassAt4K holds. (An earlier unrolled form, ~4 x 1000 SASS
-        // instructions and 127 registers, had cost 40.6-42.2 -> 45.5 us on the H100; W = 2, 3
-        // rotated instead of unrolled: sigma 0.5 went 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.)
+        // sums in the same order as the Gaussian alone and Fused.BitIdenticalToTwoPassAt4K holds.
+        // (An earlier unrolled form, ~4 x 1000 SASS instructions and 127 registers, had cost
+        // 40.6-42.2 -> 45.5 us on the H100; W = 2, 3 rotated instead of unrolled: sigma 0.5 went
+        // 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.)
         constexpr int kUnroll = W;
         [[maybe_unused]] std::uint32_t wpair[4][2] = {};
         if constexpr (W >= 4) band_mma::rotating_weight_pairs(fr.bv, wpair);
