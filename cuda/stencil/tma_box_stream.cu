@@ -663,7 +663,18 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
 
             const int y = yk + kDir * hj;
-            const bool active = has_item && (kUp ? y >= ys : y < ye);
+            // Radius 9's teams test the row only in the segment's last block (every other block lies
+            // wholly inside the segment): with the row test in every block, ptxas (72 registers, the
+            // 3-CTA bound of `_ws3`) spilled a loop invariant of the test (8 bytes) and reloaded it
+            // with an LDL at the start of each block's item. H200, A/B in one run (four pairs, copy
+            // kernel 20.3-20.5 us): 4K r=9 28.4-28.7 -> 27.6-28.0 us (1.42-1.44x -> 1.37-1.39x), 8K
+            // 96.9-97.1 -> 92.8-93.4. The other radii do not spill either way; with this form their
+            // SASS changed and they measured 0.2-0.9 us slower or unchanged (4K r=10 27.9-28.1 ->
+            // 28.2-28.7, 8K r=10 94.3-94.6 -> 94.8-95.7, 8K r=12 97.1-97.5 -> 97.7-98.8), so they
+            // keep the test in every block.
+            constexpr bool kRowTestLastBlockOnly = kRole == 2 && kR == 9;
+            const bool active = kRowTestLastBlockOnly ? k + 1 < blocks || (kUp ? y >= ys : y < ye)
+                                                      : has_item && (kUp ? y >= ys : y < ye);
             // The item's outputs, finished, for the stores below (unless the output block leaves by TMA).
             std::uint32_t outv[kHRun];
             if (active) {
