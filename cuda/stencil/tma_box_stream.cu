@@ -462,6 +462,17 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // r=8 32.4-33.2 -> 30.9-31.2 (1.27-1.29x -> 1.20-1.22x), r=9 33.1-33.4 -> 31.7-31.9, r=10
     // 33.1-33.4 -> 31.9-32.4, r=11 33.2-33.5 -> 31.9-32.4; 8K unchanged (r=8 104.7 / 104.6).
     constexpr bool kHist = kWsHist<kHalo, kR>;
+    // Warp-specialised without kDouble0 (radius 8-16): the producer refills the ring at the end of
+    // each block's vertical pass, where the column warps then wait for team 0 to free its rows,
+    // not after that wait at the next block's start. The same stages go out up to that wait
+    // earlier (the refill no longer waits for team 0's horizontal pass). H200, A/B in one run (four
+    // pairs, one binary, copy kernel 20.2-20.5 us): 4K r=9 27.6-28.1 -> 27.4-27.9 us, r=10 28.2-28.6
+    // -> 27.7-28.1, r=12 29.1-29.3 -> 28.9, r=14 29.7-30.0 -> 29.2-29.5, r=16 29.6-29.9 ->
+    // 29.2-29.6; 8K (two pairs, copy 68.6-68.9) r=9 92.7 -> 91.3-91.5, r=12 98.2-98.4 -> 94.7-95.3,
+    // r=16 100.7-101.6 -> 97.7-98.0. Refilling at each team hand-over inside the pass instead (lane
+    // 0 of column warp 0 issuing while its warp waits, three more fences per block) lost: 4K r=10
+    // 28.4-28.9 -> 29.0-29.6, 8K r=12 101.9-102.1 -> 104.7-105.4.
+    constexpr bool kRefillAtBlockEnd = kWs && !kDouble0;
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -513,9 +524,11 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
                 // kDouble0: team 0 done with block k - 2 (its rows of block k are the other buffer's);
                 // the refill frees the same stages (no reader of block k - 1 reads below it).
+                // Without kDouble0 the same stages went out already at the end of block k - 1's
+                // vertical pass (kRefillAtBlockEnd below).
                 if (kDouble0 ? k > 1 : k > 0) {
                     named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
-                    if (tid == kProducer) refill(k * kBlockRows - 1);
+                    if (tid == kProducer && !kRefillAtBlockEnd) refill(k * kBlockRows - 1);
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
@@ -641,6 +654,14 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
             if constexpr (kRole == 1) {
                 named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
+                if constexpr (kRefillAtBlockEnd) {
+                    // Every team is done with block k - 1 (its free barrier was passed at row 4 h of
+                    // this block), the column threads with this block's leaving rows, and this block's
+                    // teams read no row below Bk + R: the stages wholly below row Bk + min(R, B - 1)
+                    // go out now, the ones the next block's start freed before (the next block reads
+                    // from B (k + 1) - 1 on).
+                    if (tid == kProducer) refill(k * kBlockRows + min(R, kBlockRows - 1));
+                }
                 continue;  // on to the next block
             }
             if constexpr (kRole == 2) {
