@@ -315,7 +315,7 @@ __device__ __forceinline__ bool streams_up(const StreamGeom& g, int seg, Segment
 // ascending order) sits at the mirrored slot of the ring, K - 1 - slot, so that ring row r in
 // processing order is memory row ring_rows - 1 - r: the ring's rows are kRowStep = -kBoxW apart and
 // every offset inside a block is still an immediate.
-template <class Filter, int kHalo, int kR, bool kUp>
+template <class Filter, int kHalo, int kR, bool kUp, bool kEndRefill>
 __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, const CUtensorMap& dst_map,
                                                    const Filter& filter, const StreamGeom& g, unsigned char* base,
                                                    std::uint64_t* full, SegmentRows seg_rows) {
@@ -462,17 +462,23 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // r=8 32.4-33.2 -> 30.9-31.2 (1.27-1.29x -> 1.20-1.22x), r=9 33.1-33.4 -> 31.7-31.9, r=10
     // 33.1-33.4 -> 31.9-32.4, r=11 33.2-33.5 -> 31.9-32.4; 8K unchanged (r=8 104.7 / 104.6).
     constexpr bool kHist = kWsHist<kHalo, kR>;
-    // Warp-specialised without kDouble0 (radius 8-16): the producer refills the ring at the end of
-    // each block's vertical pass, where the column warps then wait for team 0 to free its rows,
-    // not after that wait at the next block's start. The same stages go out up to that wait
-    // earlier (the refill no longer waits for team 0's horizontal pass). H200, A/B in one run (four
-    // pairs, one binary, copy kernel 20.2-20.5 us): 4K r=9 27.6-28.1 -> 27.4-27.9 us, r=10 28.2-28.6
-    // -> 27.7-28.1, r=12 29.1-29.3 -> 28.9, r=14 29.7-30.0 -> 29.2-29.5, r=16 29.6-29.9 ->
-    // 29.2-29.6; 8K (two pairs, copy 68.6-68.9) r=9 92.7 -> 91.3-91.5, r=12 98.2-98.4 -> 94.7-95.3,
-    // r=16 100.7-101.6 -> 97.7-98.0. Refilling at each team hand-over inside the pass instead (lane
-    // 0 of column warp 0 issuing while its warp waits, three more fences per block) lost: 4K r=10
-    // 28.4-28.9 -> 29.0-29.6, 8K r=12 101.9-102.1 -> 104.7-105.4.
-    constexpr bool kRefillAtBlockEnd = kWs && !kDouble0;
+    // kEndRefill (warp-specialised without kDouble0, radius 8-16; the launcher takes these kernels on
+    // a GPU whose DRAM outpaces its SMs, the H200): the producer refills the
+    // ring at the end of each block's vertical pass, where the column warps then wait for team 0 to
+    // free its rows, instead of after that wait at the next block's start. The same stages go out,
+    // without waiting for team 0's horizontal pass. H200, A/B in one run (four pairs, one binary,
+    // copy kernel 20.2-20.5 us): 4K r=9 27.6-28.1 -> 27.4-27.9 us, r=10 28.2-28.6 -> 27.7-28.1, r=12
+    // 29.1-29.3 -> 28.9, r=14 29.7-30.0 -> 29.2-29.5, r=16 29.6-29.9 -> 29.2-29.6; 8K (two pairs,
+    // copy 68.6-68.9) r=9 92.7 -> 91.3-91.5, r=12 98.2-98.4 -> 94.7-95.3, r=16 100.7-101.6 ->
+    // 97.7-98.0. On the H100 (one run, copy kernel 25.7-26.0 / 92.0 us) it lost: 4K r=8 31.0 ->
+    // 31.3-31.4, r=12 32.0-32.2 -> 32.4-32.6 (r=9 32.7-32.8 -> 32.2-32.4), 8K r=8 104.5 -> 110.5, r=12
+    // 106.4 -> 111.2, r=16 107.9 -> 110.8. Refilling at each team hand-over inside the pass instead
+    // (lane 0 of column warp 0 issuing while its warp waits, three more fences per block) lost on
+    // the H200: 4K r=10 28.4-28.9 -> 29.0-29.6, 8K r=12 101.9-102.1 -> 104.7-105.4.
+    // As a run-time choice in one kernel it cost registers: ptxas spilled radius 8 (40 bytes) and
+    // 11 (8 bytes); so each position is a kernel of its own.
+    static_assert(!kEndRefill || (kWs && !kDouble0), "the block-end refill is for radius 8-16's kernels");
+    constexpr bool refill_at_block_end = kEndRefill;
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -524,11 +530,11 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
                 // kDouble0: team 0 done with block k - 2 (its rows of block k are the other buffer's);
                 // the refill frees the same stages (no reader of block k - 1 reads below it).
-                // Without kDouble0 the same stages went out already at the end of block k - 1's
-                // vertical pass (kRefillAtBlockEnd below).
+                // Or the same stages went out already at the end of block k - 1's vertical pass
+                // (refill_at_block_end, below).
                 if (kDouble0 ? k > 1 : k > 0) {
                     named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
-                    if (tid == kProducer && !kRefillAtBlockEnd) refill(k * kBlockRows - 1);
+                    if (tid == kProducer && !refill_at_block_end) refill(k * kBlockRows - 1);
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
@@ -654,7 +660,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
             if constexpr (kRole == 1) {
                 named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
-                if constexpr (kRefillAtBlockEnd) {
+                if constexpr (refill_at_block_end) {
                     // Every team is done with block k - 1 (its free barrier was passed at row 4 h of
                     // this block), the column threads with this block's leaving rows, and this block's
                     // teams read no row below Bk + R: the stages wholly below row Bk + min(R, B - 1)
@@ -959,7 +965,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
 // One CTA: its segment, streamed in the direction streams_up names. Radius <= 8 streams downwards
 // only: its segments re-read 2R + 1 of ~170 rows, and with both directions compiled in, r=4 took
 // 32.4 -> 32.9 us (H100 4K) and 107.9 -> 110.9 (8K).
-template <class Filter, int kHalo, int kR>
+template <class Filter, int kHalo, int kR, bool kEndRefill = false>
 __device__ __forceinline__ void box_stream_cta(const CUtensorMap& src_map, const CUtensorMap& dst_map,
                                                const Filter& filter, const StreamGeom& g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -979,11 +985,11 @@ __device__ __forceinline__ void box_stream_cta(const CUtensorMap& src_map, const
     TL_CTA_CLOCKS_BEGIN(static_cast<int>(blockIdx.x) % g.strips, seg, g.segments.per_strip);
     if constexpr (kHalo > 8) {
         if (streams_up(g, seg, rows, Shape<kHalo>::kBlockRows)) {
-            box_stream_segment<Filter, kHalo, kR, true>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
+            box_stream_segment<Filter, kHalo, kR, true, kEndRefill>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
             return;
         }
     }
-    box_stream_segment<Filter, kHalo, kR, false>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
+    box_stream_segment<Filter, kHalo, kR, false, kEndRefill>(src_map, dst_map, filter, g, align128(smem_raw), full, rows);
 #else
     (void)src_map; (void)dst_map; (void)filter; (void)g;
 #endif
@@ -1003,24 +1009,26 @@ __global__ void __launch_bounds__(kMaxThreads)
 // The warp-specialised form (kWarpSpecialized): 288 threads, three CTAs per SM as before. No
 // minimum CTA count in the bounds: ptxas takes 67-72 registers unasked (3 x 288 threads fit), but with
 // (288, 3) it went to 72 and spilled 8 bytes.
-template <class Filter, int kHalo, int kR>
+// kEndRefill: the ring refilled at the end of each block's vertical pass (radius 8-16, see
+// box_stream_segment).
+template <class Filter, int kHalo, int kR, bool kEndRefill>
 __global__ void __launch_bounds__(kWsThreads)
     stencil_tma_kernel_box_stream_ws(const __grid_constant__ CUtensorMap src_map,
                                      const __grid_constant__ CUtensorMap dst_map,
                                      const __grid_constant__ Filter filter, const StreamGeom g) {
-    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    box_stream_cta<Filter, kHalo, kR, kEndRefill>(src_map, dst_map, filter, g);
     TL_CTA_CLOCKS_END();
 }
 // The same held to 3 CTAs per SM, for radius 9-11 with the leaving pixels in registers (kHist):
 // unbounded, ptxas gave them 95-96 registers (2 CTAs per SM); bounded, 72 and no spill. (Sessions
 // 19-22 held radius 3 so, whose double-buffered form took 56 registers and spilled 32 bytes
 // unbounded; with kHist it takes 72 unbounded and spills nothing.)
-template <class Filter, int kHalo, int kR>
+template <class Filter, int kHalo, int kR, bool kEndRefill>
 __global__ void __launch_bounds__(kWsThreads, 3)
     stencil_tma_kernel_box_stream_ws3(const __grid_constant__ CUtensorMap src_map,
                                       const __grid_constant__ CUtensorMap dst_map,
                                       const __grid_constant__ Filter filter, const StreamGeom g) {
-    box_stream_cta<Filter, kHalo, kR>(src_map, dst_map, filter, g);
+    box_stream_cta<Filter, kHalo, kR, kEndRefill>(src_map, dst_map, filter, g);
     TL_CTA_CLOCKS_END();
 }
 // Whether Filter is a fused chain computed as arithmetic (Fused<F, false>, see filters.cuh).
@@ -1046,7 +1054,7 @@ namespace {
 // kR: the unfused Box's radius as a compile-time constant (0: from g); a fused chain keeps the
 // runtime radius (one kernel per chain form, not per radius).
 template <int kHalo, int kR = 0>
-std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g) {
+std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev, StreamGeom g, bool end_refill) {
     constexpr int kBlockRows = Shape<kHalo>::kBlockRows, kStageRows = Shape<kHalo>::kStageRows;
     constexpr int kStagesPerBlock = Shape<kHalo>::kStagesPerBlock;
     const int R = g.radius;
@@ -1090,14 +1098,18 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr bool kWs = kWarpSpecialized<kHalo, kKernelR>;
         constexpr int kRingW = kRingBoxW<kHalo, kKernelR>;  // pixels per ring row (the TMA box width)
         g.stage_bytes = std::uint32_t(kRingW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
-        auto kernel = [] {
+        // The warp-specialised kernels of radius 8-16 come in two refill positions (kEndRefill).
+        constexpr bool kHasEndRefill = kWs && !kWsDoubleTeam0<kHalo, kKernelR>;
+        auto pick = [](auto end_refill) {
+            constexpr bool kEnd = decltype(end_refill)::value && kHasEndRefill;
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
             else if constexpr (kWsHist<kHalo, kKernelR> && kKernelR >= 9)
-                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR>;
+                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR, kEnd>;
             else if constexpr (kWs)
-                return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR>;
+                return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR, kEnd>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
-        }();
+        };
+        const auto kernel = kHasEndRefill && end_refill ? pick(std::true_type{}) : pick(std::false_type{});
         constexpr std::size_t colsum_bytes =
             std::size_t(kBlockRows + (kWsDoubleTeam0<kHalo, kKernelR> ? kWsTeamRows : 0)) *
             std::size_t(kWs ? kWsCsStride : Shape<kHalo>::kCsStride) * 8;
@@ -1159,7 +1171,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
 }
 
 std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice& dev, int min_radius,
-                                        BoxStreamForm form) {
+                                        BoxStreamForm form, BoxStreamRefill refill) {
     if (a.params.kind != FilterKind::Box || a.src.format != PixelFormat::RGBA8 || a.dst.format != PixelFormat::RGBA8)
         return std::nullopt;
     const int R = a.params.radius;
@@ -1199,51 +1211,57 @@ std::optional<Result> launch_box_stream(const LaunchArgs& a, const HopperDevice&
     // and its shared memory (4.4 warps per scheduler, issue slots busy 53 %); the warp-specialised
     // form runs 3 CTAs of 9 warps (6.2 per scheduler) and 11.0 M warp instructions instead of 12.0 M.
     const bool ws_any = a.ops == nullptr && form != BoxStreamForm::EightRowBlocks;
-    const bool ws_small = ws_any && (form == BoxStreamForm::WarpSpecialised ||
-                                     dram_bytes_per_sm_cycle() >= kIssueBoundDramBytesPerSmCycle);
+    const bool dram_fast = dram_bytes_per_sm_cycle() >= kIssueBoundDramBytesPerSmCycle;
+    const bool ws_small = ws_any && (form == BoxStreamForm::WarpSpecialised || dram_fast);
+    // Where the warp-specialised kernels refill their ring (kEndRefill in box_stream_segment): at the end
+    // of each block's vertical pass on a GPU whose DRAM outpaces its SMs, else at the next block's
+    // start; tests name either.
+    const bool end_refill =
+        refill == BoxStreamRefill::AtBlockEnd || (refill == BoxStreamRefill::AsLaunched && dram_fast);
     switch (R) {
-    case 2: return ws_small ? launch_shape<16, 2>(a, dev, g) : launch_shape<8, 2>(a, dev, g);
-    case 3: return ws_small ? launch_shape<16, 3>(a, dev, g) : launch_shape<8, 3>(a, dev, g);
-    case 4: return ws_small ? launch_shape<16, 4>(a, dev, g) : launch_shape<8, 4>(a, dev, g);
-    case 5: return ws_small ? launch_shape<16, 5>(a, dev, g) : launch_shape<8, 5>(a, dev, g);
-    case 6: return ws_small ? launch_shape<16, 6>(a, dev, g) : launch_shape<8, 6>(a, dev, g);
-    case 7: return ws_small ? launch_shape<16, 7>(a, dev, g) : launch_shape<8, 7>(a, dev, g);
+    case 2: return ws_small ? launch_shape<16, 2>(a, dev, g, end_refill) : launch_shape<8, 2>(a, dev, g, end_refill);
+    case 3: return ws_small ? launch_shape<16, 3>(a, dev, g, end_refill) : launch_shape<8, 3>(a, dev, g, end_refill);
+    case 4: return ws_small ? launch_shape<16, 4>(a, dev, g, end_refill) : launch_shape<8, 4>(a, dev, g, end_refill);
+    case 5: return ws_small ? launch_shape<16, 5>(a, dev, g, end_refill) : launch_shape<8, 5>(a, dev, g, end_refill);
+    case 6: return ws_small ? launch_shape<16, 6>(a, dev, g, end_refill) : launch_shape<8, 6>(a, dev, g, end_refill);
+    case 7: return ws_small ? launch_shape<16, 7>(a, dev, g, end_refill) : launch_shape<8, 7>(a, dev, g, end_refill);
     case 8:
-        return ws_any ? launch_shape<16, 8>(a, dev, g) : launch_shape<8>(a, dev, g);
+        return ws_any ? launch_shape<16, 8>(a, dev, g, end_refill) : launch_shape<8>(a, dev, g, end_refill);
     case 9:
-        return launch_shape<16, 9>(a, dev, g);
+        return launch_shape<16, 9>(a, dev, g, end_refill);
     case 10:
-        return launch_shape<16, 10>(a, dev, g);
+        return launch_shape<16, 10>(a, dev, g, end_refill);
     case 11:
-        return launch_shape<16, 11>(a, dev, g);
+        return launch_shape<16, 11>(a, dev, g, end_refill);
     case 12:
-        return launch_shape<16, 12>(a, dev, g);
+        return launch_shape<16, 12>(a, dev, g, end_refill);
     case 13:
-        return launch_shape<16, 13>(a, dev, g);
+        return launch_shape<16, 13>(a, dev, g, end_refill);
     case 14:
-        return launch_shape<16, 14>(a, dev, g);
+        return launch_shape<16, 14>(a, dev, g, end_refill);
     case 15:
-        return launch_shape<16, 15>(a, dev, g);
-    case 16: return launch_shape<16, 16>(a, dev, g);
+        return launch_shape<16, 15>(a, dev, g, end_refill);
+    case 16: return launch_shape<16, 16>(a, dev, g, end_refill);
     default: break;
     }
     // Radius 1 (launch_tma_box_stream_any_radius only) at run time in the 8-pixel class; 2-16 are
     // all compiled in above.
-    if (R <= 8) return launch_shape<8>(a, dev, g);
-    if (R <= 24) return launch_shape<24>(a, dev, g);
-    return launch_shape<32>(a, dev, g);
+    if (R <= 8) return launch_shape<8>(a, dev, g, end_refill);
+    if (R <= 24) return launch_shape<24>(a, dev, g, end_refill);
+    return launch_shape<32>(a, dev, g, end_refill);
 }
 
 } // namespace
 
 std::optional<Result> launch_tma_box_stream(const LaunchArgs& a, const HopperDevice& dev) {
-    return launch_box_stream(a, dev, kMinDispatchRadius, BoxStreamForm::AsLaunched);
+    return launch_box_stream(a, dev, kMinDispatchRadius, BoxStreamForm::AsLaunched, BoxStreamRefill::AsLaunched);
 }
 
-std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a, BoxStreamForm form) {
+std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a, BoxStreamForm form,
+                                                       BoxStreamRefill refill) {
     HopperDevice dev;
     if (Result r = query_hopper("tma box stream", &dev); !r) return r;
-    return launch_box_stream(a, dev, 1, form);
+    return launch_box_stream(a, dev, 1, form, refill);
 }
 
 } // namespace tl::cuda::detail

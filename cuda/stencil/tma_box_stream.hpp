@@ -21,7 +21,12 @@ std::optional<Result> launch_tma_box_stream(const LaunchArgs& a, const HopperDev
 // `form` picks the kernel for radius 2-8, which has two (launch_tma_box_stream chooses by the GPU,
 // see launch_box_stream), so that tests run both on any GPU; other radii have one.
 enum class BoxStreamForm { AsLaunched, EightRowBlocks, WarpSpecialised };
+// `refill` picks where the warp-specialised kernels without a double-buffered team (radius 8-16)
+// refill their ring: at the end of each block's vertical pass, or at the next block's start
+// (launch_tma_box_stream chooses by the GPU), so that tests run both on any GPU.
+enum class BoxStreamRefill { AsLaunched, AtBlockStart, AtBlockEnd };
 std::optional<Result> launch_tma_box_stream_any_radius(const LaunchArgs& a,
-                                                       BoxStreamForm form = BoxStreamForm::AsLaunched);
+                                                       BoxStreamForm form = BoxStreamForm::AsLaunched,
+                                                       BoxStreamRefill refill = BoxStreamRefill::AsLaunched);
 
 } // namespace tl::cuda::detail

@@ -66,14 +66,18 @@ struct DevImage {
 // (the kernel's integer mean is exact, so in practice 0) and the row padding untouched.
 // `form`: which of radius 2-8's two kernels runs (the GPU's choice unless named).
 using tl::cuda::detail::BoxStreamForm;
+using tl::cuda::detail::BoxStreamRefill;
 void check(int w, int h, int r, Border b, int stages = Policy{}.stages,
-           BoxStreamForm form = BoxStreamForm::AsLaunched) {
+           BoxStreamForm form = BoxStreamForm::AsLaunched, BoxStreamRefill refill = BoxStreamRefill::AsLaunched) {
     const char* form_name = form == BoxStreamForm::AsLaunched       ? ""
                             : form == BoxStreamForm::EightRowBlocks ? " 8-row blocks"
                                                                     : " warp-specialised";
+    const char* refill_name = refill == BoxStreamRefill::AsLaunched     ? ""
+                              : refill == BoxStreamRefill::AtBlockStart ? " refill at block start"
+                                                                        : " refill at block end";
     const std::string ctx = "box r=" + std::to_string(r) + " " + std::string(to_string(b)) + " " +
                             std::to_string(w) + "x" + std::to_string(h) + " stages " +
-                            std::to_string(stages) + form_name;
+                            std::to_string(stages) + form_name + refill_name;
     const Image src = random_image(w, h, std::uint32_t(w * 7919 + h * 31 + r));
     Image want(w, h, PixelFormat::RGBA8);
     reference_filter(box(r), b, src.view(), want.view());
@@ -84,7 +88,7 @@ void check(int w, int h, int r, Border b, int stages = Policy{}.stages,
     Policy pol;
     pol.stages = stages;
     const tl::cuda::detail::LaunchArgs a{fp, b, pol, ds.view, dd.view, nullptr};
-    const auto res = tl::cuda::detail::launch_tma_box_stream_any_radius(a, form);
+    const auto res = tl::cuda::detail::launch_tma_box_stream_any_radius(a, form, refill);
     ASSERT_TRUE(res.has_value()) << ctx << ": the stream kernel did not take a Box RGBA8 launch";
     ASSERT_TRUE(res->ok) << ctx << ": " << res->reason;
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << ctx;
@@ -126,6 +130,21 @@ TEST(BoxStream, BothFormsOfRadius2To8) {
                 for (auto [w, h, stages] :
                      {std::tuple{131, 97, 2}, std::tuple{257, 300, 1}, std::tuple{130, 2161, 3}}) {
                     check(w, h, r, b, stages, form);
+                    if (HasFatalFailure()) return;
+                }
+}
+
+// Radius 8-16's warp-specialised kernels refill their ring at the end of each block's vertical pass
+// on a GPU whose DRAM outpaces its SMs (the H200) and at the next block's start elsewhere; both are
+// checked here on whatever GPU runs the test, on images whose segments run many blocks (2161 rows:
+// the ring turns over several times), in both stream directions, and at every border.
+TEST(BoxStream, BothRefillPositionsOfRadius8To16) {
+    if (!hopper()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+    for (BoxStreamRefill refill : {BoxStreamRefill::AtBlockStart, BoxStreamRefill::AtBlockEnd})
+        for (int r : {8, 9, 11, 12, 15, 16})
+            for (Border b : {Border::Clamp, Border::Zero, Border::Mirror})
+                for (auto [w, h, stages] : {std::tuple{131, 2161, 2}, std::tuple{300, 1000, 1}, std::tuple{257, 600, 3}}) {
+                    check(w, h, r, b, stages, BoxStreamForm::AsLaunched, refill);
                     if (HasFatalFailure()) return;
                 }
 }
