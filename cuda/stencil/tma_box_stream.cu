@@ -463,10 +463,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // 33.1-33.4 -> 31.9-32.4, r=11 33.2-33.5 -> 31.9-32.4; 8K unchanged (r=8 104.7 / 104.6).
     constexpr bool kHist = kWsHist<kHalo, kR>;
     // kEndRefill (warp-specialised without kDouble0, radius 8-16; the launcher takes these kernels on
-    // a GPU whose DRAM outpaces its SMs, the H200): the producer refills the
-    // ring at the end of each block's vertical pass, where the column warps then wait for team 0 to
-    // free its rows, instead of after that wait at the next block's start. The same stages go out,
-    // without waiting for team 0's horizontal pass. H200, A/B in one run (four pairs, one binary,
+    // a GPU whose DRAM outpaces its SMs, the H200): the producer refills the ring at the end of each
+    // block's vertical pass, where the column warps then wait for team 0 to free its rows, instead
+    // of after that wait at the next block's start. The same stages go out, without waiting for
+    // team 0's horizontal pass. H200, A/B in one run (four pairs, one binary,
     // copy kernel 20.2-20.5 us): 4K r=9 27.6-28.1 -> 27.4-27.9 us, r=10 28.2-28.6 -> 27.7-28.1, r=12
     // 29.1-29.3 -> 28.9, r=14 29.7-30.0 -> 29.2-29.5, r=16 29.6-29.9 -> 29.2-29.6; 8K (two pairs,
     // copy 68.6-68.9) r=9 92.7 -> 91.3-91.5, r=12 98.2-98.4 -> 94.7-95.3, r=16 100.7-101.6 ->
@@ -478,7 +478,6 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // As a run-time choice in one kernel it cost registers: ptxas spilled radius 8 (40 bytes) and
     // 11 (8 bytes); so each position is a kernel of its own.
     static_assert(!kEndRefill || (kWs && !kDouble0), "the block-end refill is for radius 8-16's kernels");
-    constexpr bool refill_at_block_end = kEndRefill;
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -530,11 +529,11 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // Bk - 1 carried in a register: 4K r=16 33.8-34.1 -> 34.2-34.8 us, 8K 108.8 -> 116.5.)
                 // kDouble0: team 0 done with block k - 2 (its rows of block k are the other buffer's);
                 // the refill frees the same stages (no reader of block k - 1 reads below it).
-                // Or the same stages went out already at the end of block k - 1's vertical pass
-                // (refill_at_block_end, below).
+                // With kEndRefill the same stages went out already at the end of block k - 1's
+                // vertical pass (below).
                 if (kDouble0 ? k > 1 : k > 0) {
                     named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
-                    if (tid == kProducer && !refill_at_block_end) refill(k * kBlockRows - 1);
+                    if (tid == kProducer && !kEndRefill) refill(k * kBlockRows - 1);
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
@@ -660,7 +659,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
             }
             if constexpr (kRole == 1) {
                 named_arrive(bar_full(kWsTeams - 1), kWsBarThreads);
-                if constexpr (refill_at_block_end) {
+                if constexpr (kEndRefill) {
                     // Every team is done with block k - 1 (its free barrier was passed at row 4 h of
                     // this block), the column threads with this block's leaving rows, and this block's
                     // teams read no row below Bk + R: the stages wholly below row Bk + min(R, B - 1)
@@ -1101,12 +1100,12 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // The warp-specialised kernels of radius 8-16 come in two refill positions (kEndRefill).
         constexpr bool kHasEndRefill = kWs && !kWsDoubleTeam0<kHalo, kKernelR>;
         auto pick = [](auto end_refill) {
-            constexpr bool kEnd = decltype(end_refill)::value && kHasEndRefill;
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
             else if constexpr (kWsHist<kHalo, kKernelR> && kKernelR >= 9)
-                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR, kEnd>;
+                return stencil_tma_kernel_box_stream_ws3<F, kHalo, kKernelR, decltype(end_refill)::value>;
             else if constexpr (kWs)
-                return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR, kEnd>;
+                return stencil_tma_kernel_box_stream_ws<F, kHalo, kKernelR,
+                                                        decltype(end_refill)::value && kHasEndRefill>;
             else return stencil_tma_kernel_box_stream<F, kHalo, kKernelR>;
         };
         const auto kernel = kHasEndRefill && end_refill ? pick(std::true_type{}) : pick(std::false_type{});
