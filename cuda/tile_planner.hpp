@@ -196,4 +196,25 @@ StreamGrid plan_stream_grid(int height, int unit_rows, int strips, int slots);
 // a strip has fewer than 3 segments or they are under 4 units.
 StreamSegments plan_stream_segments_short_ends(int height, int unit_rows, int strips, int slots);
 
+// The Box stream's ring (tma_box_stream.cu), in loaded rows counted in processing order: stage s
+// (rows s x stage_rows ..) overwrites stage s - ring_stages in its slot, so a refill at free_rows
+// issues it where that stage lies wholly below free_rows; each refill point passes a free_rows
+// below which no thread reads a whole stage any more. Constexpr, so that the kernel and the ring
+// model in the unit tests (BoxStreamRing) use the same rules.
+constexpr bool box_ring_may_issue(int stage, int free_rows, int ring_stages, int stage_rows) {
+    return (stage - ring_stages + 1) * stage_rows <= free_rows;
+}
+// The warp-specialised kernels' refills, for block k of `block_rows` rows (one stage each):
+// - at the block's start, once team 0 is done with block k - 1 (teams 1-3 may still read its centre
+//   rows, from B (k - 1) + R + 4 on, or at radius 2-7 team 0 too, from B (k - 1) + R on: in the
+//   stage that holds row Bk - 1, which stays): the column warps read from the block's first
+//   leaving row, Bk - 1, on;
+// - at the end of the block's vertical pass (radius 8-16 on a GPU whose DRAM outpaces its SMs),
+//   once every team is done with block k - 1: the next block reads from B (k + 1) - 1 on, this
+//   block's teams from its first centre row, Bk + R.
+constexpr int box_ring_free_rows_at_block_start(int k, int block_rows) { return k * block_rows - 1; }
+constexpr int box_ring_free_rows_at_block_end(int k, int radius, int block_rows) {
+    return k * block_rows + (radius < block_rows - 1 ? radius : block_rows - 1);
+}
+
 } // namespace tl::cuda

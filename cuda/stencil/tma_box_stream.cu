@@ -392,6 +392,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     int issued = 0;  // the producer's count of stages issued
     auto refill = [&](int free_rows) {
         fence_proxy_async_smem();
+        // box_ring_may_issue (tile_planner.hpp, which the ring model in the unit tests uses) written
+        // out: called through the function, the kernels compiled to different PTX.
         while (issued < nstages && (issued - K + 1) * kStageRows <= free_rows) issue(issued++);
     };
 
@@ -533,7 +535,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // vertical pass (below).
                 if (kDouble0 ? k > 1 : k > 0) {
                     named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
-                    if (tid == kProducer && !kEndRefill) refill(k * kBlockRows - 1);
+                    if (tid == kProducer && !kEndRefill) refill(box_ring_free_rows_at_block_start(k, kBlockRows));
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
@@ -665,7 +667,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // teams read no row below Bk + R: the stages wholly below row Bk + min(R, B - 1)
                     // go out now, the ones the next block's start freed before (the next block reads
                     // from B (k + 1) - 1 on).
-                    if (tid == kProducer) refill(k * kBlockRows + min(R, kBlockRows - 1));
+                    if (tid == kProducer) refill(box_ring_free_rows_at_block_end(k, R, kBlockRows));
                 }
                 continue;  // on to the next block
             }

@@ -355,4 +355,76 @@ TEST(StreamSegments, ShortEndsCoverEveryRowOnce) {
     EXPECT_EQ(tl::cuda::plan_stream_segments_short_ends(4320, 16, 60, 120).top_h, 0);
 }
 
+// A model of the warp-specialised Box stream's ring (tma_box_stream.cu), block by block, with the
+// refill rules the kernel calls (box_ring_free_rows_at_block_start / _end) and its issue condition
+// (box_ring_may_issue): no refill overwrites a stage whose rows a thread still reads, no stage is
+// issued into a slot before every thread has waited for the slot's previous stage (its mbarrier
+// phase would be taken for the earlier one), and every stage a block waits for has been issued
+// (else the kernel hangs). Readers, in loaded rows counted in processing order, block k of B rows:
+// the column warps read the block's leaving rows Bk - 1 .. (from the ring, or from registers at
+// radius <= 11: the rule is the same) and its entering rows Bk + 2R .., waiting first through the
+// stage of row Bk + 2R + B - 1; team h reads the centre rows Bk + R + 4h .. + 3, waiting through the
+// stage of row Bk + R + B - 1. The column warps start block k once team 0 is done with block k - 1
+// and write team h's rows once team h is; at radius 2-7 team 0 lags a block more (its rows are
+// double-buffered) and only the block-start refill runs.
+TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage) {
+    const int B = 16, S = 16;  // rows per block and per stage (the 16-pixel class)
+    for (int R = 2; R <= 16; ++R) {
+        const bool double0 = R <= 7;
+        const int window = (2 * R + B - 1) / S + 2;  // the launcher's (launch_shape)
+        for (int stages = 1; stages <= 4; ++stages) {
+            const int K = window - 1 + stages;
+            for (bool end_refill : {false, true}) {
+                if (end_refill && double0) continue;
+                for (int blocks : {1, 2, 3, 7, 40}) {
+                    const std::string what = "R " + std::to_string(R) + ", K " + std::to_string(K) + ", " +
+                                             std::to_string(blocks) + " blocks, refill at the block's " +
+                                             (end_refill ? "end" : "start");
+                    const int nstages = (blocks * B + 2 * R + S - 1) / S;
+                    auto centre_stage = [&](int k) { return (k * B + R + B - 1) / S; };
+                    auto entering_stage = [&](int k) { return (k * B + 2 * R + B - 1) / S; };
+                    int issued = 0, column_waited = -1, teams_waited = -1;  // teams: the least of the four
+                    // The producer's refill: `lowest_read` is the lowest row some thread still reads.
+                    auto refill = [&](int free_rows, int lowest_read, int k) {
+                        while (issued < nstages && box_ring_may_issue(issued, free_rows, K, S)) {
+                            EXPECT_LT((issued - K + 1) * S - 1, lowest_read)
+                                << what << ", block " << k << ": stage " << issued << " overwrites a row still read";
+                            EXPECT_GE(std::min(column_waited, teams_waited), issued - K)
+                                << what << ", block " << k << ": stage " << issued
+                                << " issued before every thread waited for its slot's last one";
+                            ++issued;
+                        }
+                    };
+                    // Start: the warm-up's and the first block's stages, then the rest of the ring once
+                    // the warm-up rows are in (nothing overwritten yet).
+                    issued = std::min(std::min(K, nstages), (2 * R + B - 1) / S + 1);
+                    column_waited = (2 * R - 1) / S;
+                    issued = std::max(issued, std::min(K, nstages));
+                    for (int k = 0; k < blocks; ++k) {
+                        // Team 0 is done with block k - 1 (double0: with block k - 2).
+                        const int teams_prev = k >= 2 ? centre_stage(k - 2) : -1;
+                        teams_waited = teams_prev;  // teams 1-3 may not have waited for block k - 1's yet
+                        if (k > 0 && !end_refill) {
+                            int lowest = k * B - 1;                                     // this block's leaving rows
+                            lowest = std::min(lowest, (k - 1) * B + R + (double0 ? 0 : 4));  // block k - 1's teams
+                            refill(box_ring_free_rows_at_block_start(k, B), lowest, k);
+                        }
+                        ASSERT_LT(entering_stage(k), issued) << what << ": block " << k << " waits for a stage never issued";
+                        column_waited = std::max(column_waited, entering_stage(k));
+                        ASSERT_LT(centre_stage(k), issued) << what << ", block " << k;
+                        if (end_refill) {
+                            // Every team is done with block k - 1 (its free barrier passed at row 4h of
+                            // block k); block k's teams have not necessarily waited for their stage.
+                            teams_waited = k >= 1 ? centre_stage(k - 1) : -1;
+                            const int lowest = std::min((k + 1) * B - 1, k * B + R);
+                            refill(box_ring_free_rows_at_block_end(k, R, B), lowest, k);
+                        }
+                        if (HasFailure()) return;
+                    }
+                }
+            }
+        }
+    }
+}
+
 } // namespace
