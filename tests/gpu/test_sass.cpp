@@ -182,6 +182,11 @@ TEST(Sass, TmaBoxStreamStoresSmallRadiiWithTma) {
     EXPECT_GE(wide, 3) << "expected the 16, 24 and 32-pixel halo classes";
 }
 
+// Warp-specialised Box stream kernels (stencil_tma_kernel_box_stream_ws*): one per radius 2..7,
+// two (the ring refilled at each block's start or end) for 8..16.
+constexpr int kWarpSpecialisedBoxKernels = 6 + 2 * 9;
+static_assert(kWarpSpecialisedBoxKernels == 24);
+
 // Its radius 8-16 kernels (two per radius: the ring refilled at each block's start or end), and a
 // second kernel for each of radius 2-7 (taken where the GPU's DRAM outpaces its SMs), are
 // warp-specialised (stencil_tma_kernel_box_stream_ws): the column warps
@@ -200,7 +205,7 @@ TEST(Sass, TmaBoxStreamRadii2To16HaveAWarpSpecialisedKernel) {
             EXPECT_EQ(text.find("BAR.ARV"), std::string::npos) << name << " contains a named-barrier arrive";
         }
     }
-    EXPECT_EQ(ws, 24) << "expected a warp-specialised box stream kernel per radius 2..16, two (refill at the block's start or end) for 8..16";
+    EXPECT_EQ(ws, kWarpSpecialisedBoxKernels) << "warp-specialised box stream kernels";
 }
 
 // The warp-specialised Box stream kernels run at the register bound of three CTAs per SM (72), where
@@ -216,7 +221,7 @@ TEST(Sass, TmaBoxStreamWarpSpecialisedKernelsDoNotSpill) {
         EXPECT_EQ(text.find(" LDL"), std::string::npos) << name << " loads from local memory (a spill)";
         EXPECT_EQ(text.find(" STL"), std::string::npos) << name << " stores to local memory (a spill)";
     }
-    EXPECT_EQ(ws, 24) << "expected a warp-specialised box stream kernel per radius 2..16, two (refill at the block's start or end) for 8..16";
+    EXPECT_EQ(ws, kWarpSpecialisedBoxKernels) << "warp-specialised box stream kernels";
 }
 
 } // namespace

@@ -383,7 +383,12 @@ TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage)
                     const int nstages = (blocks * B + 2 * R + S - 1) / S;
                     auto centre_stage = [&](int k) { return (k * B + R + B - 1) / S; };
                     auto entering_stage = [&](int k) { return (k * B + 2 * R + B - 1) / S; };
-                    int issued = 0, column_waited = -1, teams_waited = -1;  // teams: the least of the four
+                    // Before block 0 the producer issues the warm-up's and the first block's stages,
+                    // then, once the column warps have waited for the warm-up rows, the rest of the
+                    // ring: every slot is filled and nothing overwritten yet.
+                    int issued = std::min(K, nstages);
+                    int column_waited = (2 * R - 1) / S;
+                    int teams_waited = -1;  // the least of the four teams'
                     // The producer's refill: `lowest_read` is the lowest row some thread still reads.
                     auto refill = [&](int free_rows, int lowest_read, int k) {
                         while (issued < nstages && box_ring_may_issue(issued, free_rows, K, S)) {
@@ -395,15 +400,10 @@ TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage)
                             ++issued;
                         }
                     };
-                    // Start: the warm-up's and the first block's stages, then the rest of the ring once
-                    // the warm-up rows are in (nothing overwritten yet).
-                    issued = std::min(std::min(K, nstages), (2 * R + B - 1) / S + 1);
-                    column_waited = (2 * R - 1) / S;
-                    issued = std::max(issued, std::min(K, nstages));
                     for (int k = 0; k < blocks; ++k) {
-                        // Team 0 is done with block k - 1 (double0: with block k - 2).
-                        const int teams_prev = k >= 2 ? centre_stage(k - 2) : -1;
-                        teams_waited = teams_prev;  // teams 1-3 may not have waited for block k - 1's yet
+                        // Team 0 is done with block k - 1 (double0: with block k - 2); teams 1-3 may
+                        // not have waited for block k - 1's stage yet, only for block k - 2's.
+                        teams_waited = k >= 2 ? centre_stage(k - 2) : -1;
                         if (k > 0 && !end_refill) {
                             int lowest = k * B - 1;                                     // this block's leaving rows
                             lowest = std::min(lowest, (k - 1) * B + R + (double0 ? 0 : 4));  // block k - 1's teams
