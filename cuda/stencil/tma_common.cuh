@@ -93,8 +93,9 @@ inline Result encode_tensor_map(CUtensorMap* map, const TmaBoxDesc& d, PixelForm
     // clamp, stages 2, copy kernel 20.1-20.4 us), 256 B -> 128 B: Box r=16 29.2-29.6 -> 28.7-28.9 us,
     // r=12 28.4-28.9 -> 28.0-28.4, r=2 25.0-25.3 -> 24.7-24.9, r=9 27.1-27.3 -> 26.8-27.2, Gaussian
     // sigma 0.5 26.8-27.3 -> 26.0-26.3, sigma 3 28.9-29.1 -> 28.7-28.9; 8K sigma 0.5 86.3-86.5 ->
-    // 83.4-83.6. H100 (four pairs, copy 25.7-25.9 us): within +-0.4 us either way at every radius
-    // and sigma. 64 B and none (H200, two pairs) were no faster than 256 B (Gaussian sigma 0.5
+    // 83.4-83.6. H100 (seven pairs, copy 25.7-26.0 us): within +-0.4 us either way at every radius
+    // and sigma. ncu (H200, 4K Box r=16): L2 lookup hits 3.27 M -> 2.87 M sectors for the same
+    // bytes. 64 B and none (H200, two pairs) were no faster than 256 B (Gaussian sigma 0.5
     // 27.3-27.5 us against 27.0-27.2).
     const CUresult r = encode(map, type, 2, address, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
