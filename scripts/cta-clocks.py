@@ -16,17 +16,19 @@ import sys
 
 
 def launches(path):
-    cur = None
+    """The file's launches, each with all its records (a list: a launch is complete only once the
+    next header or the file's end has been read)."""
+    out = []
     with open(path) as f:
         for line in f:
             if line.startswith('#'):
                 p = line.split()
-                cur = {'kernel': ' '.join(p[1:p.index('radius')]), 'radius': int(p[p.index('radius') + 1]),
-                       'grid': int(p[p.index('grid') + 1]), 'strips': int(p[p.index('strips') + 1]), 'ctas': []}
-                yield cur
-            elif line.strip() and cur is not None:
+                out.append({'kernel': ' '.join(p[1:p.index('radius')]), 'radius': int(p[p.index('radius') + 1]),
+                            'grid': int(p[p.index('grid') + 1]), 'strips': int(p[p.index('strips') + 1]), 'ctas': []})
+            elif line.strip() and out:
                 cta, sm, strip, seg, segs, t0, t1 = map(int, line.split())
-                cur['ctas'].append({'cta': cta, 'sm': sm, 'strip': strip, 'seg': seg, 'segs': segs, 't0': t0, 't1': t1})
+                out[-1]['ctas'].append({'cta': cta, 'sm': sm, 'strip': strip, 'seg': seg, 'segs': segs, 't0': t0, 't1': t1})
+    return out
 
 
 def summarise(l):
