@@ -645,6 +645,31 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     }
                     if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves
                     steps(ev, lv);
+                } else if constexpr (kWs) {
+                    // A block whose rows reach past the image's top or bottom edge (radius 12-16 here;
+                    // radius 2-11 fold in the kHist branch above). Each of its 16 entering and 16
+                    // leaving rows is in the same ring row in every column, so lane j of each column
+                    // warp folds entering row j and lane 16 + j leaving row j, once, and the rows'
+                    // offsets reach the other lanes by shuffles. Folded by every lane for every row
+                    // (two ring_row_folded per row, the loads behind the stores), this one block took
+                    // ~6 us instead of ~1.5 (per-block clocks, H200 4K r=12: the last block of a top
+                    // or bottom segment), so those segments ran ~5 us longer than their blocks
+                    // (session 26's short ends). After: the last block 2.0 us. H200, A/B in one run
+                    // (four pairs, copy kernel 19.9-20.3 us): 4K r=12 28.2-28.3 -> 27.9-28.2 us,
+                    // r=14 28.7 -> 28.5-28.8, r=16 28.6-28.9 -> 28.3-28.7; r=8 and 9 (code unchanged)
+                    // within 0.2 but one outlier. Folding every row the same way in all 32 lanes,
+                    // unrolled, moved nothing (the instructions, not their order, were the cost).
+                    const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                    const int lane = tid & 31, j = lane & (kBlockRows - 1);
+                    const int v = lane < kBlockRows ? yk + kDir * (j + R) : yk + kDir * (j - R - 1);
+                    const int off = static_cast<int>(ring_row_folded(v, first, leave0, lo, span) - ring);
+#pragma unroll
+                    for (int i = 0; i < kBlockRows; ++i) {
+                        ev[i] = ring[__shfl_sync(0xffffffffu, off, i) + lc];
+                        lv[i] = ring[__shfl_sync(0xffffffffu, off, kBlockRows + i) + lc];
+                    }
+                    if (k == 0) lv[0] = 0u;  // the segment's first output: nothing leaves
+                    steps(ev, lv);
                 } else {
                     for (int j = 0; j < kBlockRows; ++j) {
                         handover(j);
@@ -1157,7 +1182,11 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // even cut's shortest (plan_stream_segments_short_ends; 4K: 9 blocks against 10-11).
         // H200, A/B in one run (three pairs, copy kernel 20.1-20.4 us): 4K r=12 30.8-31.2 ->
         // 29.4-29.9 us, r=14 31.7-31.9 -> 30.3-30.6, r=16 32.2-32.4 -> 30.8-31.1; 8K r=16
-        // 104.4-104.8 -> 103.2-103.7, r=12 unchanged.
+        // 104.4-104.8 -> 103.2-103.7, r=12 unchanged. Session 30 found that cost in one block (the
+        // fold block, see the kWs fold branch) and took most of it off; the even cut then measured
+        // the same as the short ends (H200, six pairs in one run: 4K r=12-16 within 0.2 us either
+        // way, means 0.0-0.2 lower with the even cut; 8K r=12 / 16 94.3 / 96.3-96.4 against 94.2 /
+        // 96.1-96.7), so the short ends stay.
         const StreamSegments plan =
             kWs && !kWsHist<kHalo, kKernelR>
                 ? plan_stream_segments_short_ends(g.height, kBlockRows, g.strips, per_sm * dev.sm_count)
