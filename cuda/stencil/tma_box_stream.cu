@@ -269,6 +269,11 @@ constexpr int kRingHalo = kWarpSpecialized<kHalo, kR> ? (kR + 3) / 4 * 4 : kHalo
 // box_stream_segment): radius 2-11; radius 9-11 then run held to 3 CTAs per SM (`_ws3`).
 template <int kHalo, int kR>
 constexpr bool kWsHist = kWarpSpecialized<kHalo, kR> && kR <= 11;
+// The warp-specialised kernels of radius 9-11 and 15 with the block-end refill count their loaded
+// rows from kRowShift rows above the first output's window (box_ring_row_shift, tile_planner.hpp),
+// so that each block's entering rows fill exactly one ring stage, as at radius 8 and 16.
+template <int kHalo, int kR>
+constexpr int kRowShift = kWarpSpecialized<kHalo, kR> ? box_ring_row_shift(kR) : 0;
 template <int kHalo, int kR>
 constexpr int kRingBoxW = ring_box_w(kRingHalo<kHalo, kR>);
 static_assert(kRingBoxW<16, 4> == 140 && kRingBoxW<16, 8> == 148 && kRingBoxW<16, 12> == 156 &&
@@ -356,14 +361,15 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // window is the warm-up (rows 0 .. 2R - 1) plus row 2R: nothing leaves, so row -1 is never
     // loaded and the first block reads 2R + B rows, whole stages where 2R is a multiple of B (B = 16
     // at radius 16: three stages before anything is computed, not four).
-    const int load_row0 = kUp ? ye - 1 + R : ys - R;
+    constexpr int kC = kEndRefill ? kRowShift<kHalo, kR> : 0;  // loaded rows 0 .. kC - 1: above the window, never read
+    const int load_row0 = kUp ? ye - 1 + R + kC : ys - R - kC;
     auto image_row = [&](int i) { return load_row0 + kDir * i; };
     // Whether loaded rows i0 .. i1 all lie inside the image (no border rule to apply).
     auto rows_inside = [&](int i0, int i1) {
         const int a = image_row(kUp ? i1 : i0), b = image_row(kUp ? i0 : i1);
         return a >= 0 && b < g.height;
     };
-    const int nload = blocks * kBlockRows + 2 * R;
+    const int nload = kC + blocks * kBlockRows + 2 * R;
     const int nstages = (nload + kStageRows - 1) / kStageRows;
     // Ring row r (processing order; r < ring_rows).
     const std::uint32_t* ring_r0 = kUp ? ring + (ring_rows - 1) * kBoxW : ring;
@@ -404,7 +410,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
         prefetch_map(&src_map);
         for (int s = 0; s < K; ++s) mbar_init(&full[s], 1);
         fence_barrier_init();
-        for (; issued < min(min(K, nstages), (2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
+        for (; issued < min(min(K, nstages), (kC + 2 * R + kBlockRows - 1) / kStageRows + 1); ++issued) issue(issued);
     }
     __syncthreads();
     // Stages every thread has waited for (the same in every thread).
@@ -483,15 +489,20 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
-    // Warm-up: loaded rows 0 .. 2R - 1 (ring rows as loaded); the first block adds row 2R.
-    wait_through((2 * R - 1) / kStageRows);
+    // Warm-up: loaded rows kC .. kC + 2R - 1 (ring rows as loaded); the first block adds row kC + 2R.
+    // With shifted rows the teams wait for no stage below their first centre row's ((kC + R) / S):
+    // the block-end refill may reissue those slots before the last team starts its first block
+    // (the ring model in the unit tests, BoxStreamRing, holds the kernel to that).
+    const bool team_thread = kWs && tid >= kWsColumnThreads;
+    if (kC > 0 && team_thread) ring_wait.waited = ring_wait.slot = (kC + R) / kStageRows;
+    else wait_through((kC + 2 * R - 1) / kStageRows);
     if (tid == kProducer)
         for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
     if (has_col) {
-        const bool inside = g.border == Border::Zero || rows_inside(0, 2 * R - 1);
+        const bool inside = g.border == Border::Zero || rows_inside(kC, kC + 2 * R - 1);
         for (int i = 0; i < 2 * R; ++i) {
-            const std::uint32_t p =
-                inside ? ring_r0[i * kRowStep + lc] : ring_row_folded(image_row(i), 0, 0, 0, 2 * R - 1)[lc];
+            const std::uint32_t p = inside ? ring_r0[(kC + i) * kRowStep + lc]
+                                           : ring_row_folded(image_row(kC + i), kC, kC, 0, 2 * R - 1)[lc];
             s_rb += lanes_rb(p);
             s_g += g_lane(p);
             if constexpr (kHist) hist[i + 1] = p;
@@ -516,9 +527,9 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // loop per role, so that neither carries the other's registers through the other's code.
     auto run_blocks = [&](auto role) {
         constexpr int kRole = decltype(role)::value;
-        int leave0 = ring_rows - 1;
-        int enter0 = (2 * R) % ring_rows;
-        int centre0 = (hj + R) % ring_rows;
+        int leave0 = kC > 0 ? kC - 1 : ring_rows - 1;
+        int enter0 = (kC + 2 * R) % ring_rows;
+        int centre0 = (kC + hj + R) % ring_rows;
         for (int k = 0; k < blocks; ++k, leave0 = wrap(leave0 + kBlockRows),
                  enter0 = wrap(enter0 + kBlockRows), centre0 = wrap(centre0 + kBlockRows)) {
             const int yk =
@@ -535,11 +546,11 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // vertical pass (below).
                 if (kDouble0 ? k > 1 : k > 0) {
                     named_sync(kDouble0 && (k & 1) ? bar_free0_odd() : bar_free(0), kWsBarThreads);
-                    if (tid == kProducer && !kEndRefill) refill(box_ring_free_rows_at_block_start(k, kBlockRows));
+                    if (tid == kProducer && !kEndRefill) refill(kC + box_ring_free_rows_at_block_start(k, kBlockRows));
                 }
             }
             // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (B = kBlockRows): the leaving and entering rows.
-            if constexpr (kRole != 2) wait_through((k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
+            if constexpr (kRole != 2) wait_through((kC + k * kBlockRows + 2 * R + kBlockRows - 1) / kStageRows);
             if (kRole != 2 && has_col) {
                 // Team 0's rows of an odd block (kDouble0): rows kBlockRows .. kBlockRows + kTeamRows - 1
                 // (`out` moves back by odd_shift at the hand-over to team 1).
@@ -547,7 +558,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 uint2* out = colsum + cs_index(tid) + odd_shift;
                 const bool inside =
                     g.border == Border::Zero ||
-                    rows_inside(max(k * kBlockRows - 1, 0), k * kBlockRows + 2 * R + kBlockRows - 1);
+                    rows_inside(kC + max(k * kBlockRows - 1, 0), kC + k * kBlockRows + 2 * R + kBlockRows - 1);
                 // Leaving rows are loaded rows Bk - 1 + j: they wrap inside the block that starts a ring
                 // turn (row Bk - 1 is the ring's last), after j = 0; the first block has no row -1.
                 // Entering rows Bk + 2R + j wrap inside one block per ring turn where 2R is no
@@ -589,16 +600,17 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 if constexpr (kHist) {
                     // Entering rows only (they wrap inside one block per ring turn where 2R is no
                     // multiple of B, from j = B - 2R mod B on); the leaving ones from hist and ev.
-                    if (inside && e0 + kBlockRows <= ring_rows) {
+                    // (Never wrapping where kC + 2R is a multiple of B: the block's entering rows are one stage.)
+                    if (inside && ((kC + 2 * kR) % kBlockRows == 0 || e0 + kBlockRows <= ring_rows)) {
 #pragma unroll
                         for (int j = 0; j < kBlockRows; ++j) ev[j] = ep[j * kRowStep];
                     } else if (inside) {
                         const std::uint32_t* ew = ep - ring_rows * kRowStep;
 #pragma unroll
                         for (int j = 0; j < kBlockRows; ++j)
-                            ev[j] = (j < kBlockRows - (2 * kR) % kBlockRows ? ep : ew)[j * kRowStep];
+                            ev[j] = (j < kBlockRows - (kC + 2 * kR) % kBlockRows ? ep : ew)[j * kRowStep];
                     } else {
-                        const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                        const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
 #pragma unroll
                         for (int j = 0; j < kBlockRows; ++j)
                             ev[j] = ring_row_folded(yk + kDir * (j + R), first, leave0, lo, span)[lc];
@@ -611,14 +623,27 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
 #pragma unroll
                     for (int m = 0; m < kHistN; ++m)
                         hist[m] = m + kBlockRows < kHistN ? hist[m + kBlockRows] : ev[kBlockRows - kHistN + m];
-                } else if (inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
+                } else if (kC > 0 && inside) {
+                    // Rows counted from kC rows up: the entering rows are one stage (kC + 2R is a multiple
+                    // of B) and never wrap inside a block; the leaving rows kC + Bk - 1 + j wrap where
+                    // the ring turns, at j = B + 1 - kC.
+                    const bool lwrap = leave0 + kBlockRows > ring_rows;
+                    const std::uint32_t* lw = lp - ring_rows * kRowStep;
+#pragma unroll
+                    for (int j = 0; j < kBlockRows; ++j) {
+                        ev[j] = ep[j * kRowStep];
+                        lv[j] = (lwrap && j >= kBlockRows + 1 - kC ? lw : lp)[j * kRowStep];
+                    }
+                    if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves (row kC - 1 is never loaded)
+                    steps(ev, lv);
+                } else if (kC == 0 && inside && !leave_wraps && e0 + kBlockRows <= ring_rows) {
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
                         ev[j] = ep[j * kRowStep];
                         lv[j] = lp[j * kRowStep];
                     }
                     steps(ev, lv);
-                } else if (kR > 0 && inside && leave_wraps) {
+                } else if (kC == 0 && kR > 0 && inside && leave_wraps) {
                     // The radius compiled in: the leaving rows' wrap as a branch of its own (H100 4K r=16
                     // 34.6-35.4 -> 34.3-34.9 us over four alternating pairs, r=4 and 8K unchanged; in the
                     // runtime-radius kernels it made ptxas spill 28 bytes and r=32 took 61 us).
@@ -629,7 +654,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                         lv[j] = j == 0 ? (k == 0 ? 0u : lp[0]) : lw[(j - 1) * kRowStep];
                     }
                     steps(ev, lv);
-                } else if (inside) {
+                } else if (kC == 0 && inside) {
                     // Rows from the ring's start on. ring_rows is a multiple of B and e0 = 2R (mod B), so
                     // entering rows that wrap start B - 2R mod B rows before the ring's end (a compile-
                     // time split where R is); leaving rows wrap after the first. Never both in one block
@@ -659,7 +684,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // r=14 28.7 -> 28.5-28.8, r=16 28.6-28.9 -> 28.3-28.7; r=8 and 9 (code unchanged)
                     // within 0.2 but one outlier. Folding every row the same way in all 32 lanes,
                     // unrolled, moved nothing (the instructions, not their order, were the cost).
-                    const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                    const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
                     const int lane = tid & 31, j = lane & (kBlockRows - 1);
                     const int v = lane < kBlockRows ? yk + kDir * (j + R) : yk + kDir * (j - R - 1);
                     const int off = static_cast<int>(ring_row_folded(v, first, leave0, lo, span) - ring);
@@ -676,7 +701,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                         const int y = yk + kDir * j;
                         // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
                         // has no row -1 (its first output subtracts nothing).
-                        const int first = k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
+                        const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
                         step(j, ring_row_folded(y + kDir * R, first, leave0, lo, span)[lc],
                              k == 0 && j == 0
                                  ? 0u
@@ -692,7 +717,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // teams read no row below Bk + R: the stages wholly below row Bk + min(R, B - 1)
                     // go out now, the ones the next block's start freed before (the next block reads
                     // from B (k + 1) - 1 on).
-                    if (tid == kProducer) refill(box_ring_free_rows_at_block_end(k, R, kBlockRows));
+                    if (tid == kProducer) refill(kC + box_ring_free_rows_at_block_end(k, R, kBlockRows));
                 }
                 continue;  // on to the next block
             }
@@ -701,7 +726,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
                            kWsBarThreads);
                 // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
-                wait_through((k * kBlockRows + R + kBlockRows - 1) / kStageRows);
+                wait_through((kC + k * kBlockRows + R + kBlockRows - 1) / kStageRows);
             } else {
                 // The previous block's TMA stores have read the output block before anyone rewrites it.
                 if (tma_out && tid == kProducer) bulk_wait_read();
@@ -712,7 +737,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // B (k + 1) - 1 on, in the stage after it). H100, when rows were counted from the leaving row
                 // of output 0 (the stage then freed was the block's first, for R >= kStageRows - 1 only):
                 // r=32 54.1 -> 53.0-53.3 us at 4K, 181.9 -> 176.3 at 8K; r=16 unchanged.
-                if (tid == kProducer) refill(k * kBlockRows);
+                if (tid == kProducer) refill(kC + k * kBlockRows);
             }
 
             const int y = yk + kDir * hj;
@@ -1110,7 +1135,6 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
     // was counted as (B + 2R) / S + 1, one stage short wherever 2R is no multiple of S, which left
     // those radii one stage less in flight than asked for (none at `stages` 2 for radius 2, 3, 5,
     // 6, 7 and 9-15). H100 4K, stages 2, before -> after: docs/performance-notes.md (session 13).
-    const int window = (2 * R + kBlockRows - 1) / kStageRows + 2;
     const std::size_t limit = dev.smem_optin - tl::cuda::dev::epilogue_smem_bytes(a.ops);
     auto even = [](int k) { return (k + kStagesPerBlock - 1) / kStagesPerBlock * kStagesPerBlock; };
     // With the TMA-stored output block: its bytes and up to 1 KB to align it.
@@ -1142,11 +1166,22 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         auto smem_for = [&](int k) {
             return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign;
         };
-        int K = even(window - 1 + a.policy.stages);
+        // With loaded rows counted from kRowShift rows up (the block-end refill's kernels of radius
+        // 9-11 and 15), block k reads from row c + Bk - 1 (in stage k) through c + Bk + 2R + B - 1
+        // (stage k + (c + 2R) / S): one stage fewer, so the ring is one stage shallower for the same
+        // stages in flight (4 instead of 5: 63-65 KB of shared memory instead of 73-76). H200, A/B in one run
+        // (six pairs, copy kernel 19.9-20.1 us): 4K r=9 26.8-27.2 -> 26.1-26.5 us, r=10 26.9-27.5 ->
+        // 26.5-26.8, r=11 27.3-27.8 -> 26.8-27.1, r=15 28.6-29.0 -> 28.4-28.6; 8K r=9 91.1 ->
+        // 90.0-90.7, r=11 92.7-93.1 -> 92.0-92.2, r=15 98.4-98.6 -> 97.7-97.9. With the ring kept at
+        // 5 stages (one more in flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
+        // read one stage per block already; before, radius 9 took 1.6 us more than radius 8 and
+        // radius 15 0.3-0.6 more than radius 16.
+        const int win = box_ring_window(R, kHasEndRefill && end_refill ? kRowShift<kHalo, kKernelR> : 0, kBlockRows, kStageRows);
+        int K = even(win - 1 + a.policy.stages);
         // One block's stages at a time, down to the window (2 at a time, from when blocks had two
         // stages, could step below the window once kStagesPerBlock was 1; shared memory never ran
         // short there on an H100 or H200).
-        while (K > even(window) && smem_for(K) > limit) K -= kStagesPerBlock;
+        while (K > even(win) && smem_for(K) > limit) K -= kStagesPerBlock;
         if (smem_for(K) > limit || K > kMaxStages) return std::nullopt;
         g.ring_stages = K;
 

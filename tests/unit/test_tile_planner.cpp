@@ -366,35 +366,41 @@ TEST(StreamSegments, ShortEndsCoverEveryRowOnce) {
 // stage of row Bk + 2R + B - 1; team h reads the centre rows Bk + R + 4h .. + 3, waiting through the
 // stage of row Bk + R + B - 1. The column warps start block k once team 0 is done with block k - 1
 // and write team h's rows once team h is; at radius 2-7 team 0 lags a block more (its rows are
-// double-buffered) and only the block-start refill runs.
+// double-buffered) and only the block-start refill runs. The block-end refill's kernels of radius
+// 9-11 and 15 count every row c = box_ring_row_shift(R) further on, and their teams wait for no
+// stage below their first centre row's.
 TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage) {
     const int B = 16, S = 16;  // rows per block and per stage (the 16-pixel class)
     for (int R = 2; R <= 16; ++R) {
         const bool double0 = R <= 7;
-        const int window = (2 * R + B - 1) / S + 2;  // the launcher's (launch_shape)
         for (int stages = 1; stages <= 4; ++stages) {
-            const int K = window - 1 + stages;
             for (bool end_refill : {false, true}) {
                 if (end_refill && double0) continue;
+                // loaded rows counted from c rows above the window (the block-end refill's kernels)
+                const int c = end_refill ? box_ring_row_shift(R) : 0;
+                const int K = box_ring_window(R, c, B, S) - 1 + stages;  // the launcher's (launch_shape)
                 for (int blocks : {1, 2, 3, 7, 40}) {
-                    const std::string what = "R " + std::to_string(R) + ", K " + std::to_string(K) + ", " +
+                    const std::string what = "R " + std::to_string(R) + ", c " + std::to_string(c) + ", K " + std::to_string(K) + ", " +
                                              std::to_string(blocks) + " blocks, refill at the block's " +
                                              (end_refill ? "end" : "start");
-                    const int nstages = (blocks * B + 2 * R + S - 1) / S;
-                    auto centre_stage = [&](int k) { return (k * B + R + B - 1) / S; };
-                    auto entering_stage = [&](int k) { return (k * B + 2 * R + B - 1) / S; };
+                    const int nstages = (c + blocks * B + 2 * R + S - 1) / S;
+                    auto centre_stage = [&](int k) { return (c + k * B + R + B - 1) / S; };
+                    auto entering_stage = [&](int k) { return (c + k * B + 2 * R + B - 1) / S; };
                     // Before block 0 the producer issues the warm-up's and the first block's stages,
                     // then, once the column warps have waited for the warm-up rows, the rest of the
                     // ring: every slot is filled and nothing overwritten yet.
                     int issued = std::min(K, nstages);
-                    int column_waited = (2 * R - 1) / S;
+                    int column_waited = (c + 2 * R - 1) / S;
                     int teams_waited = -1;  // the least of the four teams'
+                    const int first_team_stage = c > 0 ? (c + R) / S : 0;  // of the first centre row
                     // The producer's refill: `lowest_read` is the lowest row some thread still reads.
                     auto refill = [&](int free_rows, int lowest_read, int k) {
                         while (issued < nstages && box_ring_may_issue(issued, free_rows, K, S)) {
                             EXPECT_LT((issued - K + 1) * S - 1, lowest_read)
                                 << what << ", block " << k << ": stage " << issued << " overwrites a row still read";
-                            EXPECT_GE(std::min(column_waited, teams_waited), issued - K)
+                            // The teams never wait for the stages below their first centre row's
+                            // (with shifted rows they start their ring waits there).
+                            EXPECT_GE(std::min(column_waited, std::max(teams_waited, first_team_stage - 1)), issued - K)
                                 << what << ", block " << k << ": stage " << issued
                                 << " issued before every thread waited for its slot's last one";
                             ++issued;
@@ -405,9 +411,9 @@ TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage)
                         // not have waited for block k - 1's stage yet, only for block k - 2's.
                         teams_waited = k >= 2 ? centre_stage(k - 2) : -1;
                         if (k > 0 && !end_refill) {
-                            int lowest = k * B - 1;                                     // this block's leaving rows
-                            lowest = std::min(lowest, (k - 1) * B + R + (double0 ? 0 : 4));  // block k - 1's teams
-                            refill(box_ring_free_rows_at_block_start(k, B), lowest, k);
+                            int lowest = c + k * B - 1;                                     // this block's leaving rows
+                            lowest = std::min(lowest, c + (k - 1) * B + R + (double0 ? 0 : 4));  // block k - 1's teams
+                            refill(c + box_ring_free_rows_at_block_start(k, B), lowest, k);
                         }
                         ASSERT_LT(entering_stage(k), issued) << what << ": block " << k << " waits for a stage never issued";
                         column_waited = std::max(column_waited, entering_stage(k));
@@ -416,8 +422,8 @@ TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage)
                             // Every team is done with block k - 1 (its free barrier passed at row 4h of
                             // block k); block k's teams have not necessarily waited for their stage.
                             teams_waited = k >= 1 ? centre_stage(k - 1) : -1;
-                            const int lowest = std::min((k + 1) * B - 1, k * B + R);
-                            refill(box_ring_free_rows_at_block_end(k, R, B), lowest, k);
+                            const int lowest = std::min(c + (k + 1) * B - 1, c + k * B + R);
+                            refill(c + box_ring_free_rows_at_block_end(k, R, B), lowest, k);
                         }
                         if (HasFailure()) return;
                     }
