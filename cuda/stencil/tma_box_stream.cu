@@ -5,7 +5,8 @@
 // once per strip instead of once per tile.
 //
 // Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
-//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1, one TMA box
+//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1 (radius 9-11 and
+//            15 with the block-end refill: from c rows above, box_ring_row_shift), one TMA box
 //            per stage; kBoxW = 2 kHalo + kStripW rounded up to an odd multiple of 4 px, kHalo = R
 //            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned; the
 //            warp-specialised kernels' ring: R rounded up to 4 px, see kRingHalo)
