@@ -216,14 +216,15 @@ constexpr int box_ring_free_rows_at_block_start(int k, int block_rows) { return 
 constexpr int box_ring_free_rows_at_block_end(int k, int radius, int block_rows) {
     return k * block_rows + (radius < block_rows - 1 ? radius : block_rows - 1);
 }
-// The warp-specialised kernels of radius 9-11 and 15 with the block-end refill count their loaded
+// The warp-specialised kernels of radius 9-15 with the block-end refill count their loaded
 // rows from this many rows above the first output's window (the rows above are loaded with the first
 // stage, never read), so that c + 2R is a multiple of 16: each block's entering rows are then
 // exactly one ring stage, as at radius 8 and 16, and a block reads one stage fewer. Every row
-// above (the refill points, the stages awaited) is then c rows further on. Not radius 12-14:
-// shifted, ptxas took 95 registers for them (two CTAs per SM), or spilled 8-24 bytes held to three.
+// above (the refill points, the stages awaited) is then c rows further on. (Radius 12-14 took 95
+// registers, or spilled held to three CTAs per SM, while the kernel picked each leaving row's
+// ring turn by a select per row; with the block's leaving-row base chosen once, 71.)
 constexpr int box_ring_row_shift(int radius) {
-    return (radius >= 9 && radius <= 11) || radius == 15 ? (16 - (2 * radius) % 16) % 16 : 0;
+    return radius >= 9 && radius <= 15 ? (16 - (2 * radius) % 16) % 16 : 0;
 }
 // The stages one block reads (launch_shape's window; the ring holds it plus `stages` - 1 more):
 // from the stage of its first leaving row, c + Bk - 1, through the stage of its last entering row,

@@ -5,8 +5,8 @@
 // once per strip instead of once per tile.
 //
 // Per CTA (strip x0 .. x0 + kStripW, output rows ys .. ye of one vertical segment):
-//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1 (radius 9-11 and
-//            15 with the block-end refill: from c rows above, box_ring_row_shift), one TMA box
+//   ring     K stages x (kStageRows, kBoxW) uint32: image rows ys - R .. ye + R - 1 (radius 9-15
+//            with the block-end refill: from c rows above, box_ring_row_shift), one TMA box
 //            per stage; kBoxW = 2 kHalo + kStripW rounded up to an odd multiple of 4 px, kHalo = R
 //            rounded up to 8 px (a 16-byte multiple, as every TMA box x start must be aligned; the
 //            warp-specialised kernels' ring: R rounded up to 4 px, see kRingHalo)
@@ -270,7 +270,7 @@ constexpr int kRingHalo = kWarpSpecialized<kHalo, kR> ? (kR + 3) / 4 * 4 : kHalo
 // box_stream_segment): radius 2-11; radius 9-11 then run held to 3 CTAs per SM (`_ws3`).
 template <int kHalo, int kR>
 constexpr bool kWsHist = kWarpSpecialized<kHalo, kR> && kR <= 11;
-// The warp-specialised kernels of radius 9-11 and 15 with the block-end refill count their loaded
+// The warp-specialised kernels of radius 9-15 with the block-end refill count their loaded
 // rows from kRowShift rows above the first output's window (box_ring_row_shift, tile_planner.hpp),
 // so that each block's entering rows fill exactly one ring stage, as at radius 8 and 16.
 template <int kHalo, int kR>
@@ -628,12 +628,13 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // Rows counted from kC rows up: the entering rows are one stage (kC + 2R is a multiple
                     // of B) and never wrap inside a block; the leaving rows kC + Bk - 1 + j wrap where
                     // the ring turns, at j = B + 1 - kC.
-                    const bool lwrap = leave0 + kBlockRows > ring_rows;
-                    const std::uint32_t* lw = lp - ring_rows * kRowStep;
+                    // (the rows from j = B + 1 - kC on: from lw where the ring turns in this block).
+                    // The base chosen once per block: picked per row, radius 12-14 took 95 registers.
+                    const std::uint32_t* lw = leave0 + kBlockRows > ring_rows ? lp - ring_rows * kRowStep : lp;
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
                         ev[j] = ep[j * kRowStep];
-                        lv[j] = (lwrap && j >= kBlockRows + 1 - kC ? lw : lp)[j * kRowStep];
+                        lv[j] = (j >= kBlockRows + 1 - kC ? lw : lp)[j * kRowStep];
                     }
                     if (k == 0) lv[0] = 0;  // the segment's first output: nothing leaves (row kC - 1 is never loaded)
                     steps(ev, lv);
@@ -1168,12 +1169,15 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
             return std::size_t(k) * g.stage_bytes + colsum_bytes + out_bytes + kTmaSharedAlign;
         };
         // With loaded rows counted from kRowShift rows up (the block-end refill's kernels of radius
-        // 9-11 and 15), block k reads from row c + Bk - 1 (in stage k) through c + Bk + 2R + B - 1
+        // 9-15), block k reads from row c + Bk - 1 (in stage k) through c + Bk + 2R + B - 1
         // (stage k + (c + 2R) / S): one stage fewer, so the ring is one stage shallower for the same
         // stages in flight (4 instead of 5: 63-65 KB of shared memory instead of 73-76). H200, A/B in one run
         // (six pairs, copy kernel 19.9-20.1 us): 4K r=9 26.8-27.2 -> 26.1-26.5 us, r=10 26.9-27.5 ->
         // 26.5-26.8, r=11 27.3-27.8 -> 26.8-27.1, r=15 28.6-29.0 -> 28.4-28.6; 8K r=9 91.1 ->
-        // 90.0-90.7, r=11 92.7-93.1 -> 92.0-92.2, r=15 98.4-98.6 -> 97.7-97.9. With the ring kept at
+        // 90.0-90.7, r=11 92.7-93.1 -> 92.0-92.2, r=15 98.4-98.6 -> 97.7-97.9. Radius 12-14, once
+        // their registers allowed it (six pairs, copy kernel 20.0-20.4 us): 4K r=12 28.0-28.2 ->
+        // 27.2-27.5, r=13 28.2-28.3 -> 27.6-27.7, r=14 28.5-28.8 -> 28.1-28.3; 8K r=12 93.8 ->
+        // 92.6-92.8, r=14 96.4-96.5 -> 95.0-95.1. With the ring kept at
         // 5 stages (one more in flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
         // read one stage per block already; before, radius 9 took 1.6 us more than radius 8 and
         // radius 15 0.3-0.6 more than radius 16.

@@ -367,7 +367,7 @@ TEST(StreamSegments, ShortEndsCoverEveryRowOnce) {
 // stage of row Bk + R + B - 1. The column warps start block k once team 0 is done with block k - 1
 // and write team h's rows once team h is; at radius 2-7 team 0 lags a block more (its rows are
 // double-buffered) and only the block-start refill runs. The block-end refill's kernels of radius
-// 9-11 and 15 count every row c = box_ring_row_shift(R) further on, and their teams wait for no
+// 9-15 count every row c = box_ring_row_shift(R) further on, and their teams wait for no
 // stage below their first centre row's.
 TEST(BoxStreamRing, RefillsNeverOverwriteRowsStillReadAndIssueEveryAwaitedStage) {
     const int B = 16, S = 16;  // rows per block and per stage (the 16-pixel class)
