@@ -355,6 +355,27 @@ TEST(StreamSegments, ShortEndsCoverEveryRowOnce) {
     EXPECT_EQ(tl::cuda::plan_stream_segments_short_ends(4320, 16, 60, 120).top_h, 0);
 }
 
+// The rows the warp-specialised Box stream counts from above its first window (radius 9-15: c + 2R
+// a multiple of 16) and the stages one block reads: unshifted, its first leaving row Bk - 1 is the
+// last row of the stage before (3 stages at radius 8, 4 at 9-16), shifted 3 at radius 9-15.
+TEST(BoxStreamRing, RowShiftAlignsTheEnteringRowsToAStage) {
+    for (int R = 2; R <= 32; ++R) {
+        const int c = box_ring_row_shift(R);
+        if (R >= 9 && R <= 15) {
+            EXPECT_GT(c, 0) << "R " << R;
+            EXPECT_LT(c, 16) << "R " << R;
+            EXPECT_EQ((c + 2 * R) % 16, 0) << "R " << R;
+            EXPECT_EQ(box_ring_window(R, c, 16, 16), 3) << "R " << R;
+        } else {
+            EXPECT_EQ(c, 0) << "R " << R;
+        }
+    }
+    EXPECT_EQ(box_ring_window(8, 0, 16, 16), 3);
+    EXPECT_EQ(box_ring_window(9, 0, 16, 16), 4);
+    EXPECT_EQ(box_ring_window(16, 0, 16, 16), 4);
+    EXPECT_EQ(box_ring_window(4, 0, 8, 8), 3);  // the 8-row blocks: (2R + B - 1) / S + 2
+}
+
 // A model of the warp-specialised Box stream's ring (tma_box_stream.cu), block by block, with the
 // refill rules the kernel calls (box_ring_free_rows_at_block_start / _end) and its issue condition
 // (box_ring_may_issue): no refill overwrites a stage whose rows a thread still reads, no stage is
