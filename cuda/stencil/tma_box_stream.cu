@@ -627,9 +627,9 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 } else if (kC > 0 && inside) {
                     // Rows counted from kC rows up: the entering rows are one stage (kC + 2R is a multiple
                     // of B) and never wrap inside a block; the leaving rows kC + Bk - 1 + j wrap where
-                    // the ring turns, at j = B + 1 - kC.
-                    // (the rows from j = B + 1 - kC on: from lw where the ring turns in this block).
-                    // The base chosen once per block: picked per row, radius 12-14 took 95 registers.
+                    // the ring turns, at j = B + 1 - kC, so rows j >= B + 1 - kC come from lw, the
+                    // wrapped base in such a block. The base is chosen once per block: picked per row
+                    // (a select each), ptxas took 95 registers for radius 12-14.
                     const std::uint32_t* lw = leave0 + kBlockRows > ring_rows ? lp - ring_rows * kRowStep : lp;
 #pragma unroll
                     for (int j = 0; j < kBlockRows; ++j) {
@@ -684,8 +684,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // (session 26's short ends). After: the last block 2.0 us. H200, A/B in one run
                     // (four pairs, copy kernel 19.9-20.3 us): 4K r=12 28.2-28.3 -> 27.9-28.2 us,
                     // r=14 28.7 -> 28.5-28.8, r=16 28.6-28.9 -> 28.3-28.7; r=8 and 9 (code unchanged)
-                    // within 0.2 but one outlier. Folding every row the same way in all 32 lanes,
-                    // unrolled, moved nothing (the instructions, not their order, were the cost).
+                    // within 0.2 but one outlier. The old fold unrolled in every lane, its loads
+                    // before the stores, was 0-1.8 us slower (the instructions were the cost).
                     const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
                     const int lane = tid & 31, j = lane & (kBlockRows - 1);
                     const int v = lane < kBlockRows ? yk + kDir * (j + R) : yk + kDir * (j - R - 1);
@@ -1171,14 +1171,14 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // With loaded rows counted from kRowShift rows up (the block-end refill's kernels of radius
         // 9-15), block k reads from row c + Bk - 1 (in stage k) through c + Bk + 2R + B - 1
         // (stage k + (c + 2R) / S): one stage fewer, so the ring is one stage shallower for the same
-        // stages in flight (4 instead of 5: 63-65 KB of shared memory instead of 73-76). H200, A/B in one run
-        // (six pairs, copy kernel 19.9-20.1 us): 4K r=9 26.8-27.2 -> 26.1-26.5 us, r=10 26.9-27.5 ->
-        // 26.5-26.8, r=11 27.3-27.8 -> 26.8-27.1, r=15 28.6-29.0 -> 28.4-28.6; 8K r=9 91.1 ->
-        // 90.0-90.7, r=11 92.7-93.1 -> 92.0-92.2, r=15 98.4-98.6 -> 97.7-97.9. Radius 12-14, once
-        // their registers allowed it (six pairs, copy kernel 20.0-20.4 us): 4K r=12 28.0-28.2 ->
+        // stages in flight (4 instead of 5: 63-65 KB of shared memory instead of 73-76). H200, A/B in
+        // one run (six pairs, copy kernel 19.9-20.1 us): 4K r=9 26.8-27.2 -> 26.1-26.5 us, r=10
+        // 26.9-27.5 -> 26.5-26.8, r=11 27.3-27.8 -> 26.8-27.1, r=15 28.6-29.0 -> 28.4-28.6; 8K r=9
+        // 91.1 -> 90.0-90.7, r=11 92.7-93.1 -> 92.0-92.2, r=15 98.4-98.6 -> 97.7-97.9. Radius 12-14,
+        // once their registers allowed it (six pairs, copy kernel 20.0-20.4 us): 4K r=12 28.0-28.2 ->
         // 27.2-27.5, r=13 28.2-28.3 -> 27.6-27.7, r=14 28.5-28.8 -> 28.1-28.3; 8K r=12 93.8 ->
-        // 92.6-92.8, r=14 96.4-96.5 -> 95.0-95.1. With the ring kept at
-        // 5 stages (one more in flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
+        // 92.6-92.8, r=14 96.4-96.5 -> 95.0-95.1. With the ring kept at 5 stages (one more in
+        // flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
         // read one stage per block already; before, radius 9 took 1.6 us more than radius 8 and
         // radius 15 0.3-0.6 more than radius 16.
         const int win = box_ring_window(R, kHasEndRefill && end_refill ? kRowShift<kHalo, kKernelR> : 0, kBlockRows, kStageRows);
