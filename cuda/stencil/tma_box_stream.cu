@@ -495,7 +495,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // the block-end refill may reissue those slots before the last team starts its first block
     // (the ring model in the unit tests, BoxStreamRing, holds the kernel to that).
     const bool team_thread = kWs && tid >= kWsColumnThreads;
-    if (kC > 0 && team_thread) ring_wait.waited = ring_wait.slot = (kC + R) / kStageRows;
+    if (kC > 0 && team_thread) ring_wait.start_at((kC + R) / kStageRows);
     else wait_through((kC + 2 * R - 1) / kStageRows);
     if (tid == kProducer)
         for (; issued < min(K, nstages); ++issued) issue(issued);  // slots not used yet
@@ -598,6 +598,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // (both shared memory, possibly aliased), and each row waited for its loads' latency.
                 std::uint32_t ev[kBlockRows], lv[kBlockRows];
                 [[maybe_unused]] const bool leave_wraps = leave0 == ring_rows - 1;
+                // For the blocks that fold rows (ring_row_folded): the block reads loaded rows first ..
+                // first + span, from ring row leave0; the first block has no row kC - 1 (lo).
+                [[maybe_unused]] const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows,
+                                           lo = k == 0 ? 1 : 0;
                 if constexpr (kHist) {
                     // Entering rows only (they wrap inside one block per ring turn where 2R is no
                     // multiple of B, from j = B - 2R mod B on); the leaving ones from hist and ev.
@@ -611,7 +615,6 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                         for (int j = 0; j < kBlockRows; ++j)
                             ev[j] = (j < kBlockRows - (kC + 2 * kR) % kBlockRows ? ep : ew)[j * kRowStep];
                     } else {
-                        const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
 #pragma unroll
                         for (int j = 0; j < kBlockRows; ++j)
                             ev[j] = ring_row_folded(yk + kDir * (j + R), first, leave0, lo, span)[lc];
@@ -686,7 +689,6 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // r=14 28.7 -> 28.5-28.8, r=16 28.6-28.9 -> 28.3-28.7; r=8 and 9 (code unchanged)
                     // within 0.2 but one outlier. The old fold unrolled in every lane, its loads
                     // before the stores, was 0-1.8 us slower (the instructions were the cost).
-                    const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
                     const int lane = tid & 31, j = lane & (kBlockRows - 1);
                     const int v = lane < kBlockRows ? yk + kDir * (j + R) : yk + kDir * (j - R - 1);
                     const int off = static_cast<int>(ring_row_folded(v, first, leave0, lo, span) - ring);
@@ -703,7 +705,6 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                         const int y = yk + kDir * j;
                         // Loaded rows Bk - 1 .. Bk + 2R + B - 1 (from ring row leave0); the first block
                         // has no row -1 (its first output subtracts nothing).
-                        const int first = kC + k * kBlockRows - 1, span = 2 * R + kBlockRows, lo = k == 0 ? 1 : 0;
                         step(j, ring_row_folded(y + kDir * R, first, leave0, lo, span)[lc],
                              k == 0 && j == 0
                                  ? 0u

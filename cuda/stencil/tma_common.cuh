@@ -254,6 +254,9 @@ struct RingWaiter {
     int stages, last;
     int waited = 0, slot = 0;
     std::uint32_t phase = 0;
+    // Before any wait: stages 0 .. s - 1 are never waited for by this thread (it reads none of their
+    // rows; s < stages, so their slots' first phases are the ones skipped).
+    __device__ __forceinline__ void start_at(int s) { waited = slot = s; }
     __device__ __forceinline__ void through(std::uint64_t* full, int s) {
         s = min(s, last);
         for (; waited <= s; ++waited) {
