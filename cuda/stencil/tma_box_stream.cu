@@ -879,7 +879,15 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // lanes together, so a group costs one add per column sum and one unpack.
                     // Whole groups unrolled without predicates, then the rest: ncu (H100, r=16) counted
                     // 12 of 57 instructions per pixel in this sum when every tap carried its own bound test.
-                    constexpr int kGroup = 65535 / ((2 * kHalo + 1) * 255);
+                    // The group is sized by the compiled radius where there is one (a column sum is at most
+                    // (2R + 1) x 255), not by the class's 16: radius 9 sums its 19 taps in groups of 13 + 6
+                    // instead of 7 + 7 + 5, radius 12 in 10 + 10 + 5 instead of 7 + 7 + 7 + 4. H200, A/B
+                    // in one run (three pairs, copy kernel 20.0-20.3 us): 4K r=9 26.1-26.7 -> 25.9-26.0 us,
+                    // r=11 27.0-27.3 -> 26.8-27.0, the other radii within the noise; 8K r=9 90.3 -> 87.7.
+                    // The start-up is the dearest part of the teams' item: taking half its taps (timing
+                    // only, docs/performance-notes.md, session 31) made radius 16 1.6 us faster, and 8
+                    // more 16-byte loads in it 1.7 us slower.
+                    constexpr int kGroup = 65535 / ((2 * (kR > 0 ? kR : kHalo) + 1) * 255);
                     const int taps = 2 * R + 1;
                     int t = 0;
                     for (; t + kGroup <= taps; t += kGroup) {
