@@ -275,6 +275,16 @@ constexpr bool kWsHist = kWarpSpecialized<kHalo, kR> && kR <= 11;
 // so that each block's entering rows fill exactly one ring stage, as at radius 8 and 16.
 template <int kHalo, int kR>
 constexpr int kRowShift = kWarpSpecialized<kHalo, kR> ? box_ring_row_shift(kR) : 0;
+// The kernels that come in both refill positions (kEndRefill in box_stream_segment): the
+// warp-specialised ones whose team 0 is single-buffered (radius 8-16).
+template <int kHalo, int kR>
+constexpr bool kWsEndRefill = kWarpSpecialized<kHalo, kR> && !kWsDoubleTeam0<kHalo, kR>;
+// The rows a kernel counts from above its first window (its kC), for the kernel itself and for the
+// launcher's ring window alike: kRowShift with the block-end refill, none with the block-start one.
+template <int kHalo, int kR>
+constexpr int ring_row_shift(bool end_refill) {
+    return end_refill && kWsEndRefill<kHalo, kR> ? kRowShift<kHalo, kR> : 0;
+}
 template <int kHalo, int kR>
 constexpr int kRingBoxW = ring_box_w(kRingHalo<kHalo, kR>);
 static_assert(kRingBoxW<16, 4> == 140 && kRingBoxW<16, 8> == 148 && kRingBoxW<16, 12> == 156 &&
@@ -362,7 +372,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // window is the warm-up (rows 0 .. 2R - 1) plus row 2R: nothing leaves, so row -1 is never
     // loaded and the first block reads 2R + B rows, whole stages where 2R is a multiple of B (B = 16
     // at radius 16: three stages before anything is computed, not four).
-    constexpr int kC = kEndRefill ? kRowShift<kHalo, kR> : 0;  // loaded rows 0 .. kC - 1: above the window, never read
+    constexpr int kC = ring_row_shift<kHalo, kR>(kEndRefill);  // loaded rows 0 .. kC - 1: above the window, never read
     const int load_row0 = kUp ? ye - 1 + R + kC : ys - R - kC;
     auto image_row = [&](int i) { return load_row0 + kDir * i; };
     // Whether loaded rows i0 .. i1 all lie inside the image (no border rule to apply).
@@ -486,7 +496,7 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // the H200: 4K r=10 28.4-28.9 -> 29.0-29.6, 8K r=12 101.9-102.1 -> 104.7-105.4.
     // As a run-time choice in one kernel it cost registers: ptxas spilled radius 8 (40 bytes) and
     // 11 (8 bytes); so each position is a kernel of its own.
-    static_assert(!kEndRefill || (kWs && !kDouble0), "the block-end refill is for radius 8-16's kernels");
+    static_assert(!kEndRefill || kWsEndRefill<kHalo, kR>, "the block-end refill is for radius 8-16's kernels");
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -1160,7 +1170,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         constexpr int kRingW = kRingBoxW<kHalo, kKernelR>;  // pixels per ring row (the TMA box width)
         g.stage_bytes = std::uint32_t(kRingW) * 4u * std::uint32_t(kStageRows);  // a multiple of 128
         // The warp-specialised kernels of radius 8-16 come in two refill positions (kEndRefill).
-        constexpr bool kHasEndRefill = kWs && !kWsDoubleTeam0<kHalo, kKernelR>;
+        constexpr bool kHasEndRefill = kWsEndRefill<kHalo, kKernelR>;
         auto pick = [](auto end_refill) {
             if constexpr (arithmetic_chain<F>()) return stencil_tma_kernel_box_stream_chain<F, kHalo, kKernelR>;
             else if constexpr (kWsHist<kHalo, kKernelR> && kKernelR >= 9)
@@ -1190,7 +1200,7 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
         // read one stage per block already; before, radius 9 took 1.6 us more than radius 8 and
         // radius 15 0.3-0.6 more than radius 16.
-        const int win = box_ring_window(R, kHasEndRefill && end_refill ? kRowShift<kHalo, kKernelR> : 0, kBlockRows, kStageRows);
+        const int win = box_ring_window(R, ring_row_shift<kHalo, kKernelR>(end_refill), kBlockRows, kStageRows);
         int K = even(win - 1 + a.policy.stages);
         // One block's stages at a time, down to the window (2 at a time, from when blocks had two
         // stages, could step below the window once kStagesPerBlock was 1; shared memory never ran
