@@ -735,11 +735,26 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 continue;  // on to the next block
             }
             if constexpr (kRole == 2) {
-                // this team's column sums are in
-                named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
-                           kWsBarThreads);
-                // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1.
-                wait_through((kC + k * kBlockRows + R + kBlockRows - 1) / kStageRows);
+                // The centre rows (their alpha): loaded rows Bk + R .. Bk + R + B - 1; then this team's
+                // column sums. The ring wait goes first, where the team would otherwise wait for its
+                // column sums anyway: after the barrier, its try-wait sat before the item's first
+                // loads. (The stage is in flight by then: the column threads wait for a later one,
+                // Bk + 2R + B - 1, before they hand these rows over.) H200, A/B in one run (three
+                // pairs, copy kernel 19.9-20.2 us): 4K r=2-9 and 12-15 0.2-0.35 us faster (r=9
+                // 25.8-26.0 -> 25.4-25.8, r=13 27.6-27.8 -> 27.3-27.5, r=15 28.1-28.4 -> 27.8-28.0),
+                // r=10 and 11 within the noise; 8K r=4 84.1-84.4 -> 82.8-83.1, r=8 87.4-87.6 -> 86.0-86.1,
+                // r=14 95.3-95.8 -> 94.2. Radius 16 keeps the old order: with the wait first, ptxas
+                // gave its block-end kernel 95 registers (two CTAs per SM, 4K 28.2-28.9 -> 30.0-30.1)
+                // and, held to three CTAs per SM, 8 bytes of spill (28.6-28.7).
+                if constexpr (kR == 16) {
+                    named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
+                               kWsBarThreads);
+                    wait_through((kC + k * kBlockRows + R + kBlockRows - 1) / kStageRows);
+                } else {
+                    wait_through((kC + k * kBlockRows + R + kBlockRows - 1) / kStageRows);
+                    named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
+                               kWsBarThreads);
+                }
             } else {
                 // The previous block's TMA stores have read the output block before anyone rewrites it.
                 if (tma_out && tid == kProducer) bulk_wait_read();
