@@ -743,7 +743,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // pairs, copy kernel 19.9-20.2 us): 4K r=2-9 and 12-15 0.2-0.35 us faster (r=9
                 // 25.8-26.0 -> 25.4-25.8, r=13 27.6-27.8 -> 27.3-27.5, r=15 28.1-28.4 -> 27.8-28.0),
                 // r=10 and 11 within the noise; 8K r=4 84.1-84.4 -> 82.8-83.1, r=8 87.4-87.6 -> 86.0-86.1,
-                // r=14 95.3-95.8 -> 94.2. Radius 16 keeps the old order: with the wait first, ptxas
+                // r=14 95.3-95.8 -> 94.2; H100 (the block-start kernels, three pairs): r=8 and 10-15
+                // 0.2-0.3 us faster, r=9 within the noise. Radius 16 keeps the old order: with the wait first, ptxas
                 // gave its block-end kernel 95 registers (two CTAs per SM, 4K 28.2-28.9 -> 30.0-30.1)
                 // and, held to three CTAs per SM, 8 bytes of spill (28.6-28.7).
                 if constexpr (kR == 16) {
