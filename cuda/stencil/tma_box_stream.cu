@@ -372,7 +372,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // window is the warm-up (rows 0 .. 2R - 1) plus row 2R: nothing leaves, so row -1 is never
     // loaded and the first block reads 2R + B rows, whole stages where 2R is a multiple of B (B = 16
     // at radius 16: three stages before anything is computed, not four).
-    constexpr int kC = ring_row_shift<kHalo, kR>(kEndRefill);  // loaded rows 0 .. kC - 1: above the window, never read
+    // Loaded rows 0 .. kC - 1: above the window, never read.
+    constexpr int kC = ring_row_shift<kHalo, kR>(kEndRefill);
     const int load_row0 = kUp ? ye - 1 + R + kC : ys - R - kC;
     auto image_row = [&](int i) { return load_row0 + kDir * i; };
     // Whether loaded rows i0 .. i1 all lie inside the image (no border rule to apply).
@@ -496,7 +497,8 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
     // the H200: 4K r=10 28.4-28.9 -> 29.0-29.6, 8K r=12 101.9-102.1 -> 104.7-105.4.
     // As a run-time choice in one kernel it cost registers: ptxas spilled radius 8 (40 bytes) and
     // 11 (8 bytes); so each position is a kernel of its own.
-    static_assert(!kEndRefill || kWsEndRefill<kHalo, kR>, "the block-end refill is for radius 8-16's kernels");
+    static_assert(!kEndRefill || kWsEndRefill<kHalo, kR>,
+                  "the block-end refill is for radius 8-16's kernels");
     constexpr int kHistN = kHist ? 2 * kR + 1 : 1;
     std::uint32_t hist[kHistN];
     if constexpr (kHist) hist[0] = 0u;  // the segment's first output: nothing leaves
@@ -744,9 +746,9 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                 // 25.8-26.0 -> 25.4-25.8, r=13 27.6-27.8 -> 27.3-27.5, r=15 28.1-28.4 -> 27.8-28.0),
                 // r=10 and 11 within the noise; 8K r=4 84.1-84.4 -> 82.8-83.1, r=8 87.4-87.6 -> 86.0-86.1,
                 // r=14 95.3-95.8 -> 94.2; H100 (the block-start kernels, three pairs): r=8 and 10-15
-                // 0.2-0.3 us faster, r=9 within the noise. Radius 16 keeps the old order: with the wait first, ptxas
-                // gave its block-end kernel 95 registers (two CTAs per SM, 4K 28.2-28.9 -> 30.0-30.1)
-                // and, held to three CTAs per SM, 8 bytes of spill (28.6-28.7).
+                // 0.2-0.3 us faster, r=9 within the noise. Radius 16 keeps the old order: with the wait
+                // first, ptxas gave its block-end kernel 95 registers (two CTAs per SM, 4K 28.2-28.9 ->
+                // 30.0-30.1) and, held to three CTAs per SM, 8 bytes of spill (28.6-28.7).
                 if constexpr (kR == 16) {
                     named_sync(kDouble0 && team == 0 && (k & 1) ? bar_full0_odd() : bar_full(team),
                                kWsBarThreads);
@@ -1216,7 +1218,8 @@ std::optional<Result> launch_shape(const LaunchArgs& a, const HopperDevice& dev,
         // flight) r=9-11 gained about half as much. Radius 8 and 16 (c = 0)
         // read one stage per block already; before, radius 9 took 1.6 us more than radius 8 and
         // radius 15 0.3-0.6 more than radius 16.
-        const int win = box_ring_window(R, ring_row_shift<kHalo, kKernelR>(end_refill), kBlockRows, kStageRows);
+        const int win =
+            box_ring_window(R, ring_row_shift<kHalo, kKernelR>(end_refill), kBlockRows, kStageRows);
         int K = even(win - 1 + a.policy.stages);
         // One block's stages at a time, down to the window (2 at a time, from when blocks had two
         // stages, could step below the window once kStagesPerBlock was 1; shared memory never ran
