@@ -914,7 +914,10 @@ __device__ __forceinline__ void box_stream_segment(const CUtensorMap& src_map, c
                     // r=11 27.0-27.3 -> 26.8-27.0, the other radii within the noise; 8K r=9 90.3 -> 87.7.
                     // The start-up is the dearest part of the teams' item: taking half its taps (timing
                     // only, docs/performance-notes.md, session 31) made radius 16 1.6 us faster, and 8
-                    // more 16-byte loads in it 1.7 us slower.
+                    // more 16-byte loads in it 1.7 us slower. Pair sums from the column warps (each two
+                    // neighbouring column sums added by a shuffle and stored, half the start-up's loads)
+                    // made radius 8-15 3.7-4.6 us slower (H200 4K, session 33): the column warps'
+                    // shuffles, adds and stores cost more than the teams saved.
                     constexpr int kGroup = 65535 / ((2 * (kR > 0 ? kR : kHalo) + 1) * 255);
                     const int taps = 2 * R + 1;
                     int t = 0;
