@@ -87,22 +87,36 @@ void vulkan_rows(VulkanBench* vkb, const std::vector<vk::ComputeVariant>& varian
 }
 
 // The filter cases a bench run times: the check's (check_cases), the Box radii replaced by
-// --box-radii where given.
-std::vector<CheckCase> bench_cases(const std::vector<FilterKind>& kinds, const std::vector<int>& box_radii) {
+// --box-radii and the Gaussian sigmas by --sigmas where given.
+std::vector<CheckCase> bench_cases(const std::vector<FilterKind>& kinds, const BenchOptions& o) {
     std::vector<CheckCase> out;
-    bool box_done = false;
+    bool box_done = false, gaussian_done = false;
     for (auto& cs : check_cases(kinds)) {
-        if (cs.params.kind != FilterKind::Box || box_radii.empty()) {
+        const bool box = cs.params.kind == FilterKind::Box && !o.box_radii.empty();
+        const bool gaussian = cs.params.kind == FilterKind::Gaussian && !o.sigmas.empty();
+        if (!box && !gaussian) {
             out.push_back(std::move(cs));
             continue;
         }
-        if (box_done) continue;
-        box_done = true;
-        for (int r : box_radii) {
-            CheckCase c = cs;
-            c.params.radius = r;
-            c.label = "box r=" + std::to_string(r);
-            out.push_back(std::move(c));
+        bool& done = box ? box_done : gaussian_done;
+        if (done) continue;
+        done = true;
+        if (box) {
+            for (int r : o.box_radii) {
+                CheckCase c = cs;
+                c.params.radius = r;
+                c.label = "box r=" + std::to_string(r);
+                out.push_back(std::move(c));
+            }
+        } else {
+            for (float sigma : o.sigmas) {
+                CheckCase c = cs;
+                c.params.sigma = sigma;
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "gaussian s=%g", double(sigma));  // as check_cases labels them
+                c.label = buf;
+                out.push_back(std::move(c));
+            }
         }
     }
     return out;
@@ -124,7 +138,7 @@ int bench_vulkan_only(const BenchOptions& o, int w, int h, Border border, const 
     std::printf("%-15s %-12s %10s %9s %8s %9s  %s\n", "filter", "mechanism", "time us", "GB/s", "x copy", "vs NPP",
                 "note");
     const double image_bytes = 2.0 * 4.0 * double(w) * double(h);
-    for (const auto& cs : bench_cases(kinds, o.box_radii)) {
+    for (const auto& cs : bench_cases(kinds, o)) {
         std::vector<BenchRow> rows;
         const std::vector<vk::ComputeVariant> all(vk::compute_variants().begin(), vk::compute_variants().end());
         vulkan_rows(vkb.get(), all, cs, border, o.iterations, image_bytes, 0, 0, rows);
@@ -188,7 +202,7 @@ bool pipelined(cuda::Mechanism m) {
 // launches (the filter with its fastest mechanism in `rows`, then the chain in place with the
 // vector mechanism: two passes over memory) and once fused per mechanism (launch_fused: one
 // pass). "x copy" is against one pass, so the two-pass row sits near 2x at best.
-void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std::vector<int>& box_radii,
+void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const BenchOptions& o,
                 const std::vector<cuda::Mechanism>& mechs, Border border, int sets, int iterations,
                 cudaStream_t stream, const std::function<cuda::DeviceImage(int)>& src_of,
                 const std::function<cuda::DeviceImage(int)>& dst_of, double image_bytes, double copy_us,
@@ -224,7 +238,7 @@ void fused_rows(GpuTimer& timer, const std::vector<FilterKind>& kinds, const std
         rows.push_back(r);
     };
     const cuda::Policy policy;
-    for (const auto& cs : bench_cases(kinds, box_radii)) {
+    for (const auto& cs : bench_cases(kinds, o)) {
         const std::string label = cs.label + " + chain3";
         const BenchRow* best = nullptr;
         for (const auto& r : rows)
@@ -395,7 +409,7 @@ int run_bench(const BenchOptions& o) {
                 "note");
 
     std::vector<BenchRow> rows;
-    for (const auto& cs : bench_cases(kinds, o.box_radii)) {
+    for (const auto& cs : bench_cases(kinds, o)) {
         double npp_us = 0;
         // "npp": the NPP function closest to our formula (the "vs NPP" column); "npp-fixed" (Gaussians
         // up to 15x15): NPP's fixed-mask Gaussian, its fastest, with its own weights, for reference.
@@ -470,7 +484,7 @@ int run_bench(const BenchOptions& o) {
     }
     if (o.pixel) {
         run_pixel_bench(o, w, h, pitch, border, srcs, dsts, stream, *copy_us);  // pixel_bench.cpp (h9)
-        fused_rows(timer, kinds, o.box_radii, mechs, border, sets, o.iterations, stream, src_of, dst_of,
+        fused_rows(timer, kinds, o, mechs, border, sets, o.iterations, stream, src_of, dst_of,
                    image_bytes, *copy_us, rows);
     }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace tl::cmd {
 
@@ -139,6 +140,19 @@ Commands::Commands(CLI::App& app) {
     bench_->add_option("--box-radii", b.box_radii, "Box radii to time instead of 1,4,16,32, e.g. 2,8,12,16")
         ->delimiter(',')
         ->check(CLI::Range(1, 32));
+    bench_->add_option("--sigmas", b.sigmas, "Gaussian sigmas to time instead of 0.5,1.5,3,10, e.g. 4,6,8")
+        ->delimiter(',')
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+                float sigma = 0.0f;
+                try {
+                    sigma = std::stof(v);
+                } catch (const std::exception&) {
+                    return "gaussian sigma " + v + " is not a number";
+                }
+                return sigma >= 0.5f && sigma <= 10.0f ? std::string() : "gaussian sigma " + v + " is out of range: valid 0.5..10";
+            },
+            "0.5..10"));
     bench_->add_option("--border", b.border, "clamp, zero or mirror");
     bench_->add_option("--json", b.json, "Write the results as JSON to this file");
     bench_->add_option("--iterations", b.iterations, "Timed runs per row (median reported)")->check(CLI::Range(1, 10000));

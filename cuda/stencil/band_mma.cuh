@@ -71,8 +71,11 @@ namespace tl::cuda::detail::band_mma {
 inline constexpr int kStripW = 16;   // output columns per strip (the MMA's M)
 inline constexpr int kStepRows = 8;  // output rows per step (the MMA's N)
 // KH = 3 horizontal k-blocks (48 box columns) hold HL + 16 + R <= 48 and W = 4 blocks of 8 box
-// rows hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path.
+// rows hold 8 + 2R <= 32: R <= 12 (sigma <= 4). Larger radii keep the FP32 path in the tiles.
 inline constexpr int kMaxRadius = 12;
+// The column-streaming kernel (tma_gauss_stream.cu) goes on to every radius the Gaussian has
+// (sigma 10: R = 30): KH = 5 k-blocks hold HL + 16 + R <= 80 and W = 9 blocks 8 + 2R <= 72 rows.
+inline constexpr int kMaxStreamRadius = 30;
 // Scales: bytes enter as p 2^-24, horizontal weights as w 2^15, so sums come out as v 2^-9; the
 // vertical accumulator starts at 0.5 2^-9 and the output is floor(d 2^9 + 2^23) - 2^23.
 inline constexpr float kHorizontalScale = 32768.0f;
@@ -183,6 +186,24 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
                                                Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
+    if constexpr (W > 4) {
+        // Radius 13..30: up to 61 taps, more than a warp has lanes for band_pair's shuffles, so
+        // each register's two taps are read from the weights (once per kernel; the subnormal form).
+        static_assert(kSubnormalBytes<W> && !kTail8, "the wide shapes read subnormal bytes, no m16n8k8 tail");
+        auto tap = [&](int i, float scale) { return i >= 0 && i < taps ? weights[i] * scale : 0.0f; };
+        auto pair_at = [&](int idx, float scale) { return pack_half2(tap(idx, scale), tap(idx + 1, scale)); };
+#pragma unroll
+        for (int j = 0; j < KH; ++j) {
+            const int base = 16 * j + 4 * t - HL - g + R;
+            fr.ah[j][0] = pair_at(base, kHorizontalScale);
+            fr.ah[j][1] = pair_at(base - 8, kHorizontalScale);
+            fr.ah[j][2] = pair_at(base + 2, kHorizontalScale);
+            fr.ah[j][3] = pair_at(base - 6, kHorizontalScale);
+        }
+#pragma unroll
+        for (int q = 0; q < W; ++q) fr.bv[q] = pair_at(8 * q + 2 * t - g, 1.0f);
+        return;
+    }
     // fp16-rounded weights, so the bias removed (1024 + byte form) is the one the products add.
     const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
     const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;

@@ -219,7 +219,8 @@ Result launch_tma(const LaunchArgs& a) {
     if (Result r = query_hopper("tma", &dev); !r) return r;
     // Box on RGBA8: the column-streaming running-sum kernel (tma_box_stream.cu) where it applies.
     if (std::optional<Result> r = launch_tma_box_stream(a, dev)) return *r;
-    // Gaussian on RGBA8 up to radius 12: the column-streaming tensor-core kernel (tma_gauss_stream.cu).
+    // Gaussian on RGBA8 (every radius, sigma 0.5..10): the column-streaming tensor-core kernel
+    // (tma_gauss_stream.cu).
     if (std::optional<Result> r = launch_tma_gauss_stream(a, dev)) return *r;
     return dev::with_pixel(a.src.format, [&](auto pixel) {
         using Pixel = decltype(pixel);

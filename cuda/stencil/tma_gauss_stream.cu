@@ -1,5 +1,5 @@
-// Mechanism "tma", Gaussian on RGBA8 (radius 1..12): each CTA owns a 64-column strip of the image
-// (128 at radius 9..12: kWarpsFor) and streams down one vertical segment of
+// Mechanism "tma", Gaussian on RGBA8 (radius 1..30, every sigma): each CTA owns a 64-column strip of
+// the image (128 at radius 9..12: kWarpsFor) and streams down one vertical segment of
 // it through a ring of TMA row blocks (cp.async.bulk.tensor.2d, UTMALDG); its four (eight) warps
 // each run the tensor-core band products of band_mma.cuh (HMMA) on one 16-column sub-strip,
 // keeping the sliding window of horizontal results in registers from one 8-row step to the next.
@@ -21,6 +21,10 @@
 //            with the centre pixel's alpha; each warp then arrives on empty[block s]
 //   thread 0 at the start of step s waits for empty[block s - 1] and refills that slot with block
 //            s - 1 + K (TMA zero-fills rows and columns outside the image)
+// Shapes (KH, W): radius 1..4 (2, 2), 5..8 (2, 3), 9..12 (3, 4); radius 13..16 (3, 5), 17..24 (4, 7)
+// and 25..30 (5, 9), the wide ones with the taps past a smaller radius's band zero (session 34: H200
+// 4K sigma 10 1071 us on the tile path -> 69-70 us; sigma 5 41, sigma 7 52; the times follow the
+// HMMA per step, 24 / 33 / 42, see docs/performance-notes.md).
 // Segments: see launch_shape (the even cut, the edge strips cut finer where slots are free).
 // Borders: Zero is TMA's zero fill as is. Clamp and mirror fold a row outside the image to the
 // loaded row it names (always within the blocks the ring still holds: at most 2R - 1 rows away)
@@ -52,10 +56,13 @@ namespace {
 // difference (Fused.BitIdenticalToTwoPassAt4K). The arithmetic chains spill there (120 bytes;
 // ncu, H200, one 4K launch: 86.7 us with 4 warps and 96 registers -> 91.4); the byte-table ones
 // do not (bench: 4K sigma 3 + chain3 37.6 -> 36.3 us).
+// The wide shapes (W > 4, radius 13..30) keep 4 warps: their window alone is 6 W registers.
 template <int W>
-constexpr int kWarpsFor = W >= 4 ? 8 : 4;
+constexpr int kWarpsFor = W == 4 ? 8 : 4;
 constexpr int kRows = band_mma::kStepRows;           // rows per TMA block = rows per step
-constexpr int kMaxStages = 8;                        // W (<= 4) + stages (<= 4)
+// Ring blocks: the window W + stages (<= 4); each shape's mbarrier arrays hold as many.
+template <int W>
+constexpr int kMaxStagesFor = W + 4;
 constexpr int kMaxBoxW = 176;                        // pixels per ring row (launch_tma_gauss_stream)
 struct FoldTest {};  // load_chunks: test per chunk whether the strip reaches past an image edge
 
@@ -75,17 +82,17 @@ struct GaussStreamGeom {
 
 // Named stencil_tma_kernel_* so that the SASS tests hold it to the tma mechanism's UTMALDG (and,
 // being a Gaussian RGBA8 kernel, to HMMA).
-// W = 4 (8 warps): at most 85 registers, 3 CTAs per SM (ptxas takes 80). W < 4: no bound (0).
+// W = 4 (8 warps): at most 85 registers, 3 CTAs per SM (ptxas takes 80). Other W: no bound (0).
 template <class Filter, int KH, int W>
-__global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
+__global__ void __launch_bounds__(32 * kWarpsFor<W>, W == 4 ? 3 : 0)
     stencil_tma_kernel_gauss_stream(const __grid_constant__ CUtensorMap src_map,
                                     const __grid_constant__ Filter filter, const GaussStreamGeom g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // 128-byte aligned as declared, so the ring's address is a constant (align128 at run time was
     // recomputed in every step where registers ran short).
     extern __shared__ __align__(128) unsigned char smem_raw[];
-    __shared__ alignas(8) std::uint64_t full[kMaxStages];
-    __shared__ alignas(8) std::uint64_t empty[kMaxStages];
+    __shared__ alignas(8) std::uint64_t full[kMaxStagesFor<W>];
+    __shared__ alignas(8) std::uint64_t empty[kMaxStagesFor<W>];
     // Edge strips under clamp or mirror: the box column each box column reads (fold_cols).
     __shared__ alignas(16) int colmap[kMaxBoxW];
     unsigned char* base = smem_raw;
@@ -98,7 +105,7 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     const int R = g.radius, K = g.ring_stages, BW = g.box_w, HL = g.halo_left;
     // W = 4 (radius 9..12, HL = 12): the outputs read box columns HL - R .. HL + 15 + R <= 39 of a
     // strip, so the third horizontal k-block is an m16n8k8 one (band_mma's kTail8).
-    constexpr bool kTail8 = W >= 4;
+    constexpr bool kTail8 = W == 4;
     const int ring_rows = K * kRows;
     // Launch order where every segment is resident at once (g.grid.edges_first): each strip's first
     // and last segment, which reach the image's edges (their border rows folded), then segments 1, 2,
@@ -190,12 +197,13 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
     // elsewhere). Measured: sigma 3 41.2 -> 40.2-40.8 us; ncu's busiest SM 68.9 K -> 68.0 K active
     // cycles, the mean 61 K.
     // The chunks lie inside the row: lx + 16 j + 4t + 3 <= 48 + 16 (KH - 1) + 15 < BW for the
-    // shapes launch_tma_gauss_stream picks (KH = 3 only with 112-pixel rows).
+    // shapes launch_tma_gauss_stream picks (KH = 3 only with 112-pixel rows, KH = 5 with 144: the
+    // box is widened to the chunks where the radius alone would not need them).
     // `fold`: std::true_type where this CTA's strip reaches past an image edge, std::false_type
     // where it does not (W = 4: the two run a copy of the steps each, the second without the
     // per-chunk test: H100 SASS of the (3, 4) kernel had 7 instructions per chunk with the test
     // and its branch; with the copies 17.69 -> 16.48 M warp instructions, 95 -> 88 registers,
-    // 4K sigma 3 39.9 -> 38.8 us), FoldTest to test fold_cols per chunk (W < 4: a second copy of
+    // 4K sigma 3 39.9 -> 38.8 us), FoldTest to test fold_cols per chunk (W != 4; W < 4: a second copy of
     // their unrolled steps took them from 66 to 70 and 68 to 80 registers, a CTA per SM fewer).
     const int lx = warp * band_mma::kStripW;
     auto load_chunks = [&](const std::uint32_t* row, uint4 (&chunk)[KH], auto fold) {
@@ -289,7 +297,7 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
         // 33.8 -> 37.2 us and sigma 1.5 35.0 -> 38.4.)
         constexpr int kUnroll = W;
         [[maybe_unused]] std::uint32_t wpair[4][2] = {};
-        if constexpr (W >= 4) band_mma::rotating_weight_pairs(fr.bv, wpair);
+        if constexpr (W == 4) band_mma::rotating_weight_pairs(fr.bv, wpair);
 #pragma unroll 1
         for (int s0 = 0; s0 < steps; s0 += kUnroll) {
 #pragma unroll
@@ -325,7 +333,7 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
                 enter_off += g.stage_bytes;
                 if (enter_off == ring_bytes) enter_off = 0;
                 float d[3][4];
-                if constexpr (W >= 4)
+                if constexpr (W == 4)
                     band_mma::vertical_step_fixed(win, wpair[u % 4], wpair[(u + 2) % 4], d);
                 else
                     band_mma::vertical_step<W>(win, fr.bv, u, d);
@@ -353,7 +361,7 @@ __global__ void __launch_bounds__(32 * kWarpsFor<W>, W >= 4 ? 3 : 0)
             }
         }
     };
-    if constexpr (W >= 4) {
+    if constexpr (W == 4) {
         if (fold_cols)
             run(std::true_type{});
         else
@@ -378,12 +386,14 @@ Result launch_shape(const LaunchArgs& a, const HopperDevice& dev, GaussStreamGeo
         using F = std::decay_t<decltype(f)>;
         constexpr int NW = kWarpsFor<W>, kThreads = 32 * NW, kStripW = NW * band_mma::kStripW;
         auto kernel = stencil_tma_kernel_gauss_stream<F, KH, W>;
-        // The box row holds HL + kStripW + R pixels, widened to 16 mod 32 pixels (80, 112 or 176): a
-        // row is then 64 bytes past a multiple of 128, so the 16-byte loads of the two rows that one
-        // quarter-warp reads in a horizontal block fall in different banks.
+        // The box row holds HL + kStripW + R pixels (and at least the last warp's KH chunks),
+        // widened to 16 mod 32 pixels (80, 112, 144 or 176): a row is then 64 bytes past a multiple
+        // of 128, so the 16-byte loads of the two rows that one quarter-warp reads in a horizontal
+        // block fall in different banks.
         GaussStreamGeom gg = g;
-        const int need = gg.halo_left + kStripW + gg.radius;
-        gg.box_w = need <= 80 ? 80 : need <= 112 ? 112 : kMaxBoxW;
+        gg.ring_stages = W + std::clamp(a.policy.stages, 1, 4);  // kMaxStagesFor<W> at most
+        const int need = std::max(gg.halo_left + kStripW + gg.radius, kStripW - band_mma::kStripW + 16 * KH);
+        gg.box_w = need <= 80 ? 80 : need <= 112 ? 112 : need <= 144 ? 144 : kMaxBoxW;
         const int strips = (gg.width + kStripW - 1) / kStripW;
         gg.stage_bytes = std::uint32_t(gg.box_w) * 4u * std::uint32_t(kRows);  // a multiple of 128
         CUtensorMap map{};
@@ -434,7 +444,7 @@ std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperD
     if (a.policy.tma_store) return std::nullopt;
     const dev::GaussianFilter gf = dev::make_gaussian_filter(a.params.sigma);
     const int R = gf.radius;
-    if (R < 1 || R > band_mma::kMaxRadius) return std::nullopt;
+    if (R < 1 || R > band_mma::kMaxStreamRadius) return std::nullopt;
 
     GaussStreamGeom g{};
     g.width = a.src.width;
@@ -445,12 +455,17 @@ std::optional<Result> launch_tma_gauss_stream(const LaunchArgs& a, const HopperD
     g.dst = a.dst.data;
     g.dst_pitch = a.dst.pitch;
     const int window = band_mma::vertical_blocks(R);
-    g.ring_stages = std::min(window + std::clamp(a.policy.stages, 1, 4), kMaxStages);
     const int kh = band_mma::horizontal_kblocks(R);
-    // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4), as band_mma::gaussian_tile.
+    // (KH, W): R <= 4: (2, 2); R = 5..8: (2, 3); R = 9..12: (3, 4), as band_mma::gaussian_tile;
+    // above (sigma over 4, to 10) three wide shapes, each for the radii whose band it holds (the
+    // weights past a smaller radius's band are zero): R = 13..16 (3, 5), 17..24 (4, 7), 25..30
+    // (5, 9).
     if (window <= 2) return launch_shape<2, 2>(a, dev, g, gf);
     if (window == 3 && kh == 2) return launch_shape<2, 3>(a, dev, g, gf);
-    return launch_shape<3, 4>(a, dev, g, gf);
+    if (window <= 4) return launch_shape<3, 4>(a, dev, g, gf);
+    if (window <= 5 && kh <= 3) return launch_shape<3, 5>(a, dev, g, gf);
+    if (window <= 7 && kh <= 4) return launch_shape<4, 7>(a, dev, g, gf);
+    return launch_shape<5, 9>(a, dev, g, gf);
 }
 
 } // namespace tl::cuda::detail

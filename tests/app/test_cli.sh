@@ -76,6 +76,13 @@ run 0 bench --filters box --box-radii 2,7 --size 64x48 --iterations 1
 grep -q "^box r=2 " <<< "$text" || fail "bench --box-radii 2,7 has no box r=2 row"
 grep -q "^box r=7 " <<< "$text" || fail "bench --box-radii 2,7 has no box r=7 row"
 if grep -q "^box r=4 " <<< "$text"; then fail "bench --box-radii 2,7 still times box r=4"; fi
+# --sigmas likewise replaces the Gaussian rows, within the filter's own range.
+run 2 bench --sigmas 3,12
+grep -q "0.5..10" <<< "$text" || fail "bench --sigmas 3,12 does not state the valid range"
+run 0 bench --filters gaussian --sigmas 0.75,4.5 --size 64x48 --iterations 1
+grep -q "^gaussian s=0.75 " <<< "$text" || fail "bench --sigmas 0.75,4.5 has no gaussian s=0.75 row"
+grep -q "^gaussian s=4.5 " <<< "$text" || fail "bench --sigmas 0.75,4.5 has no gaussian s=4.5 row"
+if grep -q "^gaussian s=3 " <<< "$text"; then fail "bench --sigmas 0.75,4.5 still times gaussian s=3"; fi
 
 run 2 --vsync maybe
 run 2 --ui-scale 9

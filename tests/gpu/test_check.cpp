@@ -1,6 +1,6 @@
 // The correctness matrix (same code as `tilelab check`) as gtests: one test per mechanism on the
 // edge-straddling sizes with both formats, the 4K RGBA8 case for every mechanism, the user 3x3
-// kernel's weight forms, and the Gaussian stream's 8K segment plan.
+// kernel's weight forms, the Gaussian stream's wide radii and its 8K segment plan.
 #include "commands/check_core.hpp"
 
 #include <gtest/gtest.h>
@@ -156,6 +156,34 @@ TEST(CheckMatrixSharpen, EveryFinishMatchesReference) {
         cfg.cases.push_back({"sharpen a=" + std::to_string(amount), p});
     }
     run_matrix(cfg);
+}
+
+// The Gaussian stream's wide shapes (KH 16-column k-blocks, W 8-row blocks: (3, 5) for radius
+// 13..16, (4, 7) for 17..24, (5, 9) for 25..30; the taps past a smaller radius's band zero), which
+// the default cases reach only at sigma 10: radius 13, 16, 17, 21, 24, 26 and 30 (each shape's
+// first and last) on tma, every border, with and without the fused chains, on sizes narrower and
+// shorter than the radius, a size whose strips end mid-warp and one whose ring turns many times;
+// then every ring depth (stages 1..4) at radius 13, 17 and 26.
+TEST(CheckMatrixGaussianStream, WideRadiiMatchReference) {
+    auto cfg = tl::cmd::default_check_config();
+    cfg.sizes = {{17, 9}, {129, 65}, {203, 131}, {4097, 3}, {70, 600}};
+    cfg.formats = {tl::PixelFormat::RGBA8};
+    cfg.mechanisms = {tl::cuda::Mechanism::Tma};
+    cfg.cases.clear();
+    for (float sigma : {4.2f, 5.3f, 5.6f, 6.9f, 8.0f, 8.6f, 9.9f}) {
+        tl::FilterParams p{.kind = tl::FilterKind::Gaussian};
+        p.sigma = sigma;
+        cfg.cases.push_back({"gaussian s=" + std::to_string(sigma), p});
+    }
+    run_matrix(cfg);
+    cfg.sizes = {{203, 131}, {70, 600}};
+    cfg.cases = {cfg.cases[0], cfg.cases[2], cfg.cases[5]};  // radius 13, 17, 26: one per shape
+    cfg.fused_chains.clear();
+    for (int stages = 1; stages <= 4; ++stages) {
+        cfg.policy.stages = stages;
+        SCOPED_TRACE("stages " + std::to_string(stages));
+        run_matrix(cfg);
+    }
 }
 
 // 8K: the Gaussian stream's segment plan there is a resident wave of long segments and a tail of
