@@ -23,7 +23,9 @@ std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
         p.radius = r;
         add("box r=" + std::to_string(r), p);
     }
-    for (float s : {0.5f, 1.5f, 3.0f, 10.0f}) {
+    // One sigma per shape of the tma mechanism's tensor-core stream (tma_gauss_stream.cu): radius
+    // 2 (2, 2), 5 (2, 3), 9 (3, 4), 15 (3, 5), 21 (4, 7), 30 (5, 9).
+    for (float s : {0.5f, 1.5f, 3.0f, 5.0f, 7.0f, 10.0f}) {
         FilterParams p;
         p.kind = FilterKind::Gaussian;
         p.sigma = s;

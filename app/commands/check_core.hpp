@@ -23,7 +23,7 @@ struct CheckCase {
 };
 
 // Representative parameter sets for these filter kinds (all kinds when empty):
-// box r=1,4,16,32; gaussian 0.5,1.5,3,10; sobel; laplacian; sharpen; emboss; user 3x3, 5x5.
+// box r=1,4,16,32; gaussian 0.5,1.5,3,5,7,10; sobel; laplacian; sharpen; emboss; user 3x3, 5x5.
 std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds = {});
 
 // A per-pixel op chain for the fused rows (launch_fused: the stencil, then the chain, in one kernel).

@@ -140,7 +140,7 @@ Commands::Commands(CLI::App& app) {
     bench_->add_option("--box-radii", b.box_radii, "Box radii to time instead of 1,4,16,32, e.g. 2,8,12,16")
         ->delimiter(',')
         ->check(CLI::Range(1, 32));
-    bench_->add_option("--sigmas", b.sigmas, "Gaussian sigmas to time instead of 0.5,1.5,3,10, e.g. 4,6,8")
+    bench_->add_option("--sigmas", b.sigmas, "Gaussian sigmas to time instead of 0.5,1.5,3,5,7,10, e.g. 4,6,8")
         ->delimiter(',')
         ->check(CLI::Validator(
             [](std::string& v) -> std::string {

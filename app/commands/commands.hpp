@@ -64,7 +64,7 @@ struct BenchOptions {
     std::vector<int> stages;              // ldgsts/tma stage counts to sweep; empty = policy default
     std::vector<std::string> tiles;       // WxH output tiles to sweep for tma/tma_ws/cluster; empty = policy default
     std::vector<int> box_radii;           // Box radii to time; empty = those of the check (1, 4, 16, 32)
-    std::vector<float> sigmas;            // Gaussian sigmas to time; empty = those of the check (0.5, 1.5, 3, 10)
+    std::vector<float> sigmas;            // Gaussian sigmas to time; empty = those of the check (0.5, 1.5, 3, 5, 7, 10)
     std::string border = "clamp";
     std::string json;                     // write results here when set
     int iterations = 20;
