@@ -29,6 +29,7 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -92,31 +93,14 @@ std::vector<CheckCase> bench_cases(const std::vector<FilterKind>& kinds, const B
     std::vector<CheckCase> out;
     bool box_done = false, gaussian_done = false;
     for (auto& cs : check_cases(kinds)) {
-        const bool box = cs.params.kind == FilterKind::Box && !o.box_radii.empty();
-        const bool gaussian = cs.params.kind == FilterKind::Gaussian && !o.sigmas.empty();
-        if (!box && !gaussian) {
-            out.push_back(std::move(cs));
-            continue;
-        }
-        bool& done = box ? box_done : gaussian_done;
-        if (done) continue;
-        done = true;
-        if (box) {
-            for (int r : o.box_radii) {
-                CheckCase c = cs;
-                c.params.radius = r;
-                c.label = "box r=" + std::to_string(r);
-                out.push_back(std::move(c));
-            }
+        if (cs.params.kind == FilterKind::Box && !o.box_radii.empty()) {
+            if (!std::exchange(box_done, true))
+                for (int r : o.box_radii) out.push_back(box_case(r));
+        } else if (cs.params.kind == FilterKind::Gaussian && !o.sigmas.empty()) {
+            if (!std::exchange(gaussian_done, true))
+                for (float sigma : o.sigmas) out.push_back(gaussian_case(sigma));
         } else {
-            for (float sigma : o.sigmas) {
-                CheckCase c = cs;
-                c.params.sigma = sigma;
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "gaussian s=%g", double(sigma));  // as check_cases labels them
-                c.label = buf;
-                out.push_back(std::move(c));
-            }
+            out.push_back(std::move(cs));
         }
     }
     return out;

@@ -9,30 +9,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
 namespace tl::cmd {
 
+CheckCase box_case(int radius) {
+    return {"box r=" + std::to_string(radius), FilterParams{.kind = FilterKind::Box, .radius = radius}};
+}
+
+CheckCase gaussian_case(float sigma) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "gaussian s=%g", double(sigma));
+    return {buf, FilterParams{.kind = FilterKind::Gaussian, .sigma = sigma}};
+}
+
 std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds) {
     std::vector<CheckCase> all;
     auto add = [&](std::string label, FilterParams p) { all.push_back({std::move(label), p}); };
-    for (int r : {1, 4, 16, 32}) {
-        FilterParams p;
-        p.kind = FilterKind::Box;
-        p.radius = r;
-        add("box r=" + std::to_string(r), p);
-    }
+    for (int r : {1, 4, 16, 32}) all.push_back(box_case(r));
     // One sigma per shape of the tma mechanism's tensor-core stream (tma_gauss_stream.cu): radius
     // 2 (2, 2), 5 (2, 3), 9 (3, 4), 15 (3, 5), 21 (4, 7), 30 (5, 9).
-    for (float s : {0.5f, 1.5f, 3.0f, 5.0f, 7.0f, 10.0f}) {
-        FilterParams p;
-        p.kind = FilterKind::Gaussian;
-        p.sigma = s;
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "gaussian s=%g", double(s));
-        add(buf, p);
-    }
+    for (float s : {0.5f, 1.5f, 3.0f, 5.0f, 7.0f, 10.0f}) all.push_back(gaussian_case(s));
     add("sobel", FilterParams{.kind = FilterKind::Sobel});
     add("laplacian", FilterParams{.kind = FilterKind::Laplacian});
     add("sharpen a=1.5", FilterParams{.kind = FilterKind::Sharpen, .amount = 1.5f});

@@ -22,6 +22,11 @@ struct CheckCase {
     FilterParams params;
 };
 
+// The Box of this radius and the Gaussian of this sigma, labelled as the table names them
+// ("box r=16", "gaussian s=1.5"): check_cases' rows, and the bench's --box-radii and --sigmas.
+CheckCase box_case(int radius);
+CheckCase gaussian_case(float sigma);
+
 // Representative parameter sets for these filter kinds (all kinds when empty):
 // box r=1,4,16,32; gaussian 0.5,1.5,3,5,7,10; sobel; laplacian; sharpen; emboss; user 3x3, 5x5.
 std::vector<CheckCase> check_cases(const std::vector<FilterKind>& kinds = {});

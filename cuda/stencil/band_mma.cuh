@@ -186,60 +186,61 @@ __device__ __forceinline__ void make_fragments(const float* weights, int R, int 
                                                Fragments<KH, W>& fr) {
     const int taps = 2 * R + 1;
     const int g = lane >> 2, t = lane & 3;
-    if constexpr (W > 4) {
-        // Radius 13..30: up to 61 taps, more than a warp has lanes for band_pair's shuffles, so
-        // each register's two taps are read from the weights (once per kernel; the subnormal form).
-        static_assert(kSubnormalBytes<W> && !kTail8, "the wide shapes read subnormal bytes, no m16n8k8 tail");
-        auto tap = [&](int i, float scale) { return i >= 0 && i < taps ? weights[i] * scale : 0.0f; };
-        auto pair_at = [&](int idx, float scale) { return pack_half2(tap(idx, scale), tap(idx + 1, scale)); };
+    // Each fragment register holds one fp16 pair of band taps (idx, idx + 1): hband(idx) of the
+    // horizontal band, vband(idx) of the vertical one.
+    std::uint32_t pair = 0, hpair = 0;
+    if constexpr (W <= 4) {
+        // fp16-rounded weights, so the bias removed (1024 + byte form) is the one the products add.
+        const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
+        const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;
+        pair = pack_half2(wprev, wl);  // the vertical band
+        // The horizontal band: times kHorizontalScale (a power of two: the fp16 weights times it)
+        // for subnormal bytes; as is, with the bias of 1024 + byte to take off, otherwise.
+        hpair = pair;
+        if constexpr (kSubnormalBytes<W>) {
+            hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
+        } else {
+            float sum = wl;
 #pragma unroll
-        for (int j = 0; j < KH; ++j) {
-            const int base = 16 * j + 4 * t - HL - g + R;
-            fr.ah[j][0] = pair_at(base, kHorizontalScale);
-            fr.ah[j][1] = pair_at(base - 8, kHorizontalScale);
-            fr.ah[j][2] = pair_at(base + 2, kHorizontalScale);
-            fr.ah[j][3] = pair_at(base - 6, kHorizontalScale);
+            for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+            fr.h_init = -1024.0f * sum;
         }
-#pragma unroll
-        for (int q = 0; q < W; ++q) fr.bv[q] = pair_at(8 * q + 2 * t - g, 1.0f);
-        return;
     }
-    // fp16-rounded weights, so the bias removed (1024 + byte form) is the one the products add.
-    const float wl = lane < taps ? __half2float(__float2half_rn(weights[lane])) : 0.0f;
-    const float wprev = lane >= 1 && lane <= taps ? weights[lane - 1] : 0.0f;
-    const std::uint32_t pair = pack_half2(wprev, wl);  // the vertical band
-    // The horizontal band: times kHorizontalScale (a power of two: the fp16 weights times it)
-    // for subnormal bytes; as is, with the bias of 1024 + byte to take off, otherwise.
-    std::uint32_t hpair = pair;
-    if constexpr (kSubnormalBytes<W>) {
-        hpair = pack_half2(wprev * kHorizontalScale, wl * kHorizontalScale);
-    } else {
-        float sum = wl;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-        fr.h_init = -1024.0f * sum;
-    }
+    // Radius 13..30 (W > 4): up to 61 taps, more than a warp has lanes for band_pair's shuffles, so
+    // each pair is read from the weights (once per kernel; the subnormal form, no m16n8k8 tail).
+    static_assert(W <= 4 || (kSubnormalBytes<W> && !kTail8), "the wide shapes read subnormal bytes");
+    auto read_pair = [&](int idx, float scale) {
+        auto tap = [&](int i) { return i >= 0 && i < taps ? weights[i] * scale : 0.0f; };
+        return pack_half2(tap(idx), tap(idx + 1));
+    };
+    auto hband = [&](int idx) -> std::uint32_t {
+        if constexpr (W > 4) return read_pair(idx, kHorizontalScale);
+        else return band_pair(hpair, idx, taps);
+    };
+    auto vband = [&](int idx) -> std::uint32_t {
+        if constexpr (W > 4) return read_pair(idx, 1.0f);
+        else return band_pair(pair, idx, taps);
+    };
 #pragma unroll
     for (int j = 0; j < KH; ++j) {
         if (kTail8 && j == KH - 1) {
             // m16n8k8: Ah[m][k] = w[16 j + k - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8.
             const int base = 16 * j + 2 * t - HL - g + R;
-            fr.ah[j][0] = band_pair(hpair, base, taps);
-            fr.ah[j][1] = band_pair(hpair, base - 8, taps);
+            fr.ah[j][0] = hband(base);
+            fr.ah[j][1] = hband(base - 8);
             fr.ah[j][2] = fr.ah[j][3] = 0u;
             continue;
         }
         // Ah_j[m][k] = w[16 j + phys(k) - HL - m + R]; reg 0: (m = g, k = 2t, 2t+1), reg 1: m = g + 8,
         // reg 2: (m = g, k = 2t+8, 2t+9), reg 3: m = g + 8.
         const int base = 16 * j + 4 * t - HL - g + R;
-        fr.ah[j][0] = band_pair(hpair, base, taps);
-        fr.ah[j][1] = band_pair(hpair, base - 8, taps);
-        fr.ah[j][2] = band_pair(hpair, base + 2, taps);
-        fr.ah[j][3] = band_pair(hpair, base - 6, taps);
+        fr.ah[j][0] = hband(base);
+        fr.ah[j][1] = hband(base - 8);
+        fr.ah[j][2] = hband(base + 2);
+        fr.ah[j][3] = hband(base - 6);
     }
 #pragma unroll
-    for (int q = 0; q < W; ++q)
-        fr.bv[q] = band_pair(pair, 8 * q + 2 * t - g, taps);  // Bv_q: (k = 2t, 2t+1; n = g)
+    for (int q = 0; q < W; ++q) fr.bv[q] = vband(8 * q + 2 * t - g);  // Bv_q: (k = 2t, 2t+1; n = g)
 }
 
 // One horizontal block from the lane's KH 16-byte chunks of its box row (chunk j: pixels

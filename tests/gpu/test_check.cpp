@@ -170,11 +170,8 @@ TEST(CheckMatrixGaussianStream, WideRadiiMatchReference) {
     cfg.formats = {tl::PixelFormat::RGBA8};
     cfg.mechanisms = {tl::cuda::Mechanism::Tma};
     cfg.cases.clear();
-    for (float sigma : {4.2f, 5.3f, 5.6f, 6.9f, 8.0f, 8.6f, 9.9f}) {
-        tl::FilterParams p{.kind = tl::FilterKind::Gaussian};
-        p.sigma = sigma;
-        cfg.cases.push_back({"gaussian s=" + std::to_string(sigma), p});
-    }
+    for (float sigma : {4.2f, 5.3f, 5.6f, 6.9f, 8.0f, 8.6f, 9.9f})
+        cfg.cases.push_back(tl::cmd::gaussian_case(sigma));
     run_matrix(cfg);
     cfg.sizes = {{203, 131}, {70, 600}};
     cfg.cases = {cfg.cases[0], cfg.cases[2], cfg.cases[5]};  // radius 13, 17, 26: one per shape
